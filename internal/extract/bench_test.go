@@ -1,0 +1,59 @@
+package extract
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// benchPage builds a deterministic page of about 50 KiB shaped like a news
+// article: a head with styles and scripts, navigation, paragraphs with
+// inline links, a comment section and a footer.
+func benchPage() []byte {
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<title>Godwits cross the Pacific in eleven days &amp; nights | The Example Times</title>
+<link rel="stylesheet" href="/static/css/main.3f9a.css"><link rel="canonical" href="https://www.example.com/science/godwits">
+<link rel="alternate" hreflang="de" href="https://www.example.com/de/science/godwits">
+<script>window.dataLayer=[];function gtag(){dataLayer.push(arguments)}; var s='<a href="/not-a-link">';</script>
+<style>.nav a{color:#333}.article p{line-height:1.6}</style></head><body>
+<header><nav class="nav">`)
+	for i := range 60 {
+		fmt.Fprintf(&b, `<a href="/section/%d" class="nav-link">Section %d</a> `, i, i)
+	}
+	b.WriteString(`</nav></header><main class="article"><h1>Godwits cross the Pacific</h1>`)
+	for i := 0; b.Len() < 40<<10; i++ {
+		fmt.Fprintf(&b, `<p>Paragraph %d of the article. The bar-tailed godwit flies without stopping, `+
+			`as <a href="https://research.example.org/papers/%d?ref=news&amp;utm_source=site">study %d</a> showed; `+
+			`see also <a href="../related/%d.html" rel="nofollow">related story</a> and `+
+			`<a href="#note-%d">note %d</a>. <img src="/img/%d.jpg" alt="a godwit in flight"></p>`+"\n", i, i, i, i, i, i, i)
+	}
+	b.WriteString(`</main><!-- comments: <a href="/hidden">x</a> --><section class="comments">`)
+	for i := 0; b.Len() < 48<<10; i++ {
+		fmt.Fprintf(&b, `<div class="comment"><a href="/user/%d">user%d</a> wrote: lovely birds! `+
+			`<a href="mailto:user%d@example.com">mail</a> <a href="javascript:reply(%d)">reply</a></div>`+"\n", i, i, i, i)
+	}
+	b.WriteString(`</section><footer>`)
+	for i := 0; b.Len() < 50<<10; i++ {
+		fmt.Fprintf(&b, `<a href="https://partner%d.example.net/">Partner %d</a> | `, i, i)
+	}
+	b.WriteString(`</footer></body></html>`)
+	return []byte(b.String())
+}
+
+func BenchmarkHTML(b *testing.B) {
+	body := benchPage()
+	page := mustURL("https://www.example.com/science/godwits")
+	d, err := HTML(page, body, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("page %d bytes, %d links", len(body), len(d.Links))
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := HTML(page, body, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,363 @@
+package extract
+
+import (
+	"bytes"
+	"errors"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+)
+
+// ErrPageURL reports a page URL that cannot serve as a base: nil or not
+// absolute.
+var ErrPageURL = errors.New("extract: page URL must be absolute")
+
+const (
+	// DefaultMaxLinks is the default of [Options.MaxLinks].
+	DefaultMaxLinks = 10_000
+	// MaxTitle is the maximum length of [Document.Title] in bytes.
+	MaxTitle = 512
+)
+
+// Options configures [HTML]. The zero value is usable; [Options.Default]
+// makes the defaults explicit.
+type Options struct {
+	// MaxLinks caps the number of links returned; 0 means DefaultMaxLinks.
+	MaxLinks int
+}
+
+// Default fills in unset fields.
+func (o *Options) Default() {
+	if o.MaxLinks <= 0 {
+		o.MaxLinks = DefaultMaxLinks
+	}
+}
+
+// Link is an outlink of a page.
+type Link struct {
+	URL  string // absolute http(s) URL, resolved against the base; not normalized
+	Tag  string // element: "a", "area", "link", "frame" or "iframe"
+	Attr string // attribute: "href" or "src"
+	Rel  string // rel attribute, lower-case and trimmed; "" when absent
+}
+
+// HasRel reports whether token (lower-case, such as "nofollow" or
+// "canonical") is one of the space-separated tokens of the link's rel.
+func (l Link) HasRel(token string) bool {
+	for _, t := range strings.Fields(l.Rel) {
+		if t == token {
+			return true
+		}
+	}
+	return false
+}
+
+// Document is what [HTML] extracts from a page.
+type Document struct {
+	// Title is the text of the first <title>, whitespace collapsed,
+	// trimmed, at most MaxTitle bytes of valid UTF-8.
+	Title string
+	// Links are the outlinks, in document order.
+	Links []Link
+	// Truncated reports that the page had more than MaxLinks links.
+	Truncated bool
+}
+
+// pending is a link found by the tokenizer, resolved once the base is
+// known.
+type pending struct {
+	ref, tag, attr, rel string
+}
+
+// Links returns the outlinks of the page at URL page, with default
+// options. See [HTML].
+func Links(page *url.URL, body []byte) ([]Link, error) {
+	d, err := HTML(page, body, nil)
+	if err != nil {
+		return nil, err
+	}
+	return d.Links, nil
+}
+
+// HTML extracts the title and outlinks of body, the HTML page at URL page.
+// o may be nil for the defaults. The only errors are an unusable page URL
+// ([ErrPageURL]); malformed HTML is read as browsers read it.
+func HTML(page *url.URL, body []byte, o *Options) (*Document, error) {
+	if page == nil || !page.IsAbs() || page.Host == "" {
+		return nil, ErrPageURL
+	}
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
+	opts.Default()
+
+	d := &Document{}
+	var (
+		refs      []pending
+		base      string
+		haveBase  bool
+		title     []byte
+		inTitle   bool
+		titleDone bool
+		foreign   int // depth of <svg> and <math>, whose <title> is not the page's
+	)
+	z := html.NewTokenizer(bytes.NewReader(body))
+loop:
+	for {
+		switch tt := z.Next(); tt {
+		case html.ErrorToken:
+			// io.EOF: a bytes.Reader has no other errors.
+			break loop
+		case html.TextToken:
+			if inTitle && len(title) < 4*MaxTitle {
+				title = append(title, z.Text()...)
+			}
+		case html.EndTagToken:
+			var buf [8]byte
+			switch string(tagName(z.Raw(), buf[:0])) {
+			case "title":
+				if inTitle {
+					inTitle, titleDone = false, true
+				}
+			case "svg", "math":
+				if foreign > 0 {
+					foreign--
+				}
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			var buf [8]byte
+			var tag, attr string
+			switch string(tagName(z.Raw(), buf[:0])) {
+			case "a":
+				tag, attr = "a", "href"
+			case "area":
+				tag, attr = "area", "href"
+			case "link":
+				tag, attr = "link", "href"
+			case "frame":
+				tag, attr = "frame", "src"
+			case "iframe":
+				tag, attr = "iframe", "src"
+			case "base":
+				if !haveBase {
+					if href, _, ok := attrs(z, "href", false); ok {
+						base, haveBase = href, true
+					}
+				}
+			case "title":
+				if tt == html.StartTagToken && !titleDone && foreign == 0 {
+					inTitle = true
+				}
+			case "svg", "math":
+				if tt == html.StartTagToken {
+					foreign++
+				}
+			case "noscript", "noframes":
+				// Read the content as markup, not raw text.
+				z.NextIsNotRawText()
+			}
+			if tag == "" {
+				continue
+			}
+			ref, rel, ok := attrs(z, attr, tag != "frame" && tag != "iframe")
+			if !ok || skip(ref) {
+				continue
+			}
+			if len(refs) == opts.MaxLinks {
+				d.Truncated = true
+				continue
+			}
+			refs = append(refs, pending{ref: ref, tag: tag, attr: attr, rel: rel})
+		}
+	}
+
+	d.Title = cleanTitle(title)
+	baseURL := page
+	if haveBase {
+		if b, ok := resolve(page, base); ok {
+			baseURL = b
+		}
+	}
+	d.Links = make([]Link, 0, len(refs))
+	for _, p := range refs {
+		u, ok := resolve(baseURL, p.ref)
+		if !ok {
+			continue
+		}
+		d.Links = append(d.Links, Link{URL: u.String(), Tag: p.tag, Attr: p.attr, Rel: p.rel})
+	}
+	return d, nil
+}
+
+// tagName appends to dst, lower-cased, the element name of raw, the raw
+// text of a start or end tag, if it fits in cap(dst) bytes; longer names
+// are none that we look for, and give "". z.TagName would allocate for
+// every tag of the page.
+func tagName(raw, dst []byte) []byte {
+	i := 1 // '<'
+	if i < len(raw) && raw[i] == '/' {
+		i++
+	}
+	for ; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case c == ' ' || c == '/' || c == '>' || c == '\t' || c == '\n' || c == '\f' || c == '\r':
+			return dst
+		}
+		if len(dst) == cap(dst) {
+			return dst[:0]
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// attrs reads the attributes of the current tag and returns the value of
+// attribute name and, if wantRel, of rel. The first of repeated attributes
+// wins, as in browsers.
+func attrs(z *html.Tokenizer, name string, wantRel bool) (value, rel string, ok bool) {
+	var haveRel bool
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		switch {
+		case !ok && string(k) == name:
+			value, ok = string(v), true
+		case wantRel && !haveRel && string(k) == "rel":
+			rel, haveRel = strings.ToLower(strings.TrimSpace(string(v))), true
+		}
+	}
+	return value, rel, ok
+}
+
+// skip reports whether a raw attribute value is certainly not a link to
+// follow: empty, fragment-only, or of a scheme other than http(s).
+func skip(ref string) bool {
+	ref = strings.TrimLeft(ref, "\t\n\f\r ")
+	if ref == "" || ref[0] == '#' {
+		return true
+	}
+	scheme, ok := schemeOf(ref)
+	return ok && !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https")
+}
+
+// schemeOf returns the scheme of ref, ignoring the tabs and newlines that
+// browsers remove ("java\nscript:" is javascript:).
+func schemeOf(ref string) (string, bool) {
+	if strings.ContainsAny(ref, "\t\n\r") {
+		ref = removeTabsNewlines(ref)
+	}
+	for i := 0; i < len(ref); i++ {
+		c := ref[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case i > 0 && c == ':':
+			return ref[:i], true
+		default:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+func removeTabsNewlines(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '\t' && c != '\n' && c != '\r' {
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+// resolve resolves the attribute value ref against base, after the
+// clean-up browsers apply, and reports whether the result is an http(s)
+// URL with a host.
+func resolve(base *url.URL, ref string) (*url.URL, bool) {
+	// C0 controls and spaces around the value go, as in the URL parser.
+	ref = strings.TrimFunc(ref, func(r rune) bool { return r <= ' ' })
+	if strings.ContainsAny(ref, "\t\n\r") {
+		ref = removeTabsNewlines(ref)
+	}
+	if ref == "" || ref[0] == '#' {
+		return nil, false
+	}
+	// Backslashes are slashes in http(s) URLs, before the query.
+	end := strings.IndexAny(ref, "?#")
+	if end < 0 {
+		end = len(ref)
+	}
+	if strings.Contains(ref[:end], `\`) {
+		ref = strings.ReplaceAll(ref[:end], `\`, "/") + ref[end:]
+	}
+	r, err := url.Parse(escapeStray(ref))
+	if err != nil {
+		return nil, false
+	}
+	u := base.ResolveReference(r)
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" || u.Host == "" || u.Opaque != "" {
+		return nil, false
+	}
+	return u, true
+}
+
+// escapeStray percent-encodes what net/url rejects but browsers accept: a
+// '%' that starts no escape, and control characters.
+func escapeStray(s string) string {
+	bad := func(i int) bool {
+		c := s[i]
+		if c < 0x20 || c == 0x7f {
+			return true
+		}
+		return c == '%' && !(i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]))
+	}
+	i := 0
+	for i < len(s) && !bad(i) {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		if bad(i) {
+			b.WriteByte('%')
+			b.WriteByte(hex[s[i]>>4])
+			b.WriteByte(hex[s[i]&15])
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func ishex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// cleanTitle collapses runs of ASCII whitespace into one space, trims,
+// replaces invalid UTF-8 and cuts at MaxTitle bytes on a rune boundary.
+func cleanTitle(raw []byte) string {
+	t := strings.Join(strings.FieldsFunc(string(raw), func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\f' || r == '\r'
+	}), " ")
+	t = strings.ToValidUTF8(t, "\uFFFD")
+	if len(t) <= MaxTitle {
+		return t
+	}
+	cut := MaxTitle
+	for cut > 0 && !utf8.RuneStart(t[cut]) {
+		cut--
+	}
+	return strings.TrimRight(t[:cut], " ")
+}

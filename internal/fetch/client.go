@@ -1,0 +1,323 @@
+package fetch
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Headers sent with every request unless Request.Header overrides them.
+const (
+	acceptHeader         = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	acceptEncodingHeader = "gzip, deflate, br, zstd"
+)
+
+const (
+	// maxIdleConns caps idle connections over all hosts: a broad crawl
+	// touches thousands of hosts a minute, and each idle connection is a
+	// file descriptor.
+	maxIdleConns           = 1024
+	idleConnTimeout        = 90 * time.Second
+	tcpKeepAlive           = 30 * time.Second
+	maxResponseHeaderBytes = 1 << 20
+)
+
+// errTimeout is the cancellation cause of a fetch's own deadline, so a cut
+// body can be told apart from a caller cancelling.
+var errTimeout = errors.New("fetch: timeout")
+
+// Client fetches URLs. It is safe for concurrent use; Close it when done.
+type Client struct {
+	cfg        Config
+	proxies    *proxies
+	proxyAddrs []string
+	direct     *net.Dialer // guarded unless AllowPrivate
+	toProxy    *net.Dialer // unguarded: the configured proxy is trusted
+	transport  *http.Transport
+	http       *http.Client
+}
+
+// New returns a Client for cfg, after cfg.Default and cfg.Validate. It
+// starts no goroutines; connections are made by Fetch.
+func New(cfg Config) (*Client, error) {
+	cfg.Default()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	p, err := newProxies(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("fetch: config: proxy: %w", err)
+	}
+	c := &Client{
+		cfg:        cfg,
+		proxies:    p,
+		proxyAddrs: p.addrs(),
+		direct:     &net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: tcpKeepAlive},
+		toProxy:    &net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: tcpKeepAlive},
+	}
+	if !cfg.AllowPrivate {
+		c.direct.Control = guardControl
+	}
+
+	// HTTP/1.1 only: the WARC records we write hold HTTP/1.1 messages, and
+	// an HTTP/2 exchange has no such wire form to archive (WARC 1.1 does
+	// not define one). Turning HTTP/2 on later means a translation step in
+	// the capture, not just this flag.
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	c.transport = &http.Transport{
+		Proxy:                  func(r *http.Request) (*url.URL, error) { return c.proxies.forURL(r.URL), nil },
+		DialContext:            c.dial,
+		ForceAttemptHTTP2:      false,
+		Protocols:              protocols,
+		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout:    cfg.TLSHandshakeTimeout,
+		ResponseHeaderTimeout:  cfg.ResponseHeaderTimeout,
+		MaxIdleConns:           maxIdleConns,
+		MaxIdleConnsPerHost:    cfg.MaxIdleConnsPerHost,
+		IdleConnTimeout:        idleConnTimeout,
+		MaxResponseHeaderBytes: maxResponseHeaderBytes,
+		// We send Accept-Encoding ourselves and keep the body exactly as
+		// it came (content-encoded) for the archive; Decode undoes it.
+		DisableCompression: true,
+	}
+	c.http = &http.Client{
+		Transport: c.transport,
+		// Redirects are the crawler's business: the target is queued like
+		// any other discovered URL, subject to scope and politeness.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return c, nil
+}
+
+// Close closes idle connections. Connections still in use by a Fetch close
+// when it returns.
+func (c *Client) Close() error {
+	c.transport.CloseIdleConnections()
+	return nil
+}
+
+// dial connects to addr: the SSRF guard runs on every direct connection,
+// while the configured proxies' addresses are dialed without it.
+func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	for _, p := range c.proxyAddrs {
+		if strings.EqualFold(addr, p) {
+			return c.toProxy.DialContext(ctx, network, addr)
+		}
+	}
+	return c.direct.DialContext(ctx, network, addr)
+}
+
+// Request is one URL to fetch.
+type Request struct {
+	// URL is an absolute http or https URL, already normalized.
+	URL string
+	// Header holds extra headers (If-None-Match, a different Accept for
+	// robots.txt); they override the defaults. Cookie is never sent and
+	// Host is ignored.
+	Header http.Header
+}
+
+// Fetch sends one GET for req.URL and reads the response body, subject to
+// the Client's limits. Redirects are not followed. Any HTTP status is a
+// Response, not an error; errors are for requests that got no response
+// (see Classify). A body cut by MaxBodyBytes or Timeout is still a
+// Response, with Truncated set.
+func (c *Client) Fetch(ctx context.Context, req Request) (*Response, error) {
+	u, err := parseTarget(req.URL)
+	if err != nil {
+		return nil, err
+	}
+	proxy := c.proxies.forURL(u)
+	if !c.cfg.AllowPrivate {
+		if err := checkHost(u.Hostname()); err != nil {
+			return nil, fmt.Errorf("fetch: get %s: %w", req.URL, err)
+		}
+	}
+
+	ctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errTimeout)
+	defer cancel()
+	capt := &capture{start: time.Now()}
+	ctx = httptrace.WithClientTrace(ctx, capt.trace())
+
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, req.URL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("fetch: get %s: %w: %w", req.URL, ErrInvalidURL, err)
+	}
+	hreq.Header = c.header(req.Header)
+
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return nil, c.requestError(ctx, req.URL, err)
+	}
+	defer resp.Body.Close()
+
+	body, truncated, err := readBody(resp, c.cfg.MaxBodyBytes)
+	end := time.Now()
+	if err != nil {
+		if context.Cause(ctx) != errTimeout {
+			return nil, c.requestError(ctx, req.URL, err)
+		}
+		truncated = TruncatedTime // slow drip: keep what arrived by the deadline
+	}
+
+	// http/https targets through an http(s) proxy are sent in absolute-form;
+	// https goes through a CONNECT tunnel and socks is a plain tunnel, both
+	// origin-form. That is what net/http does (persistConn.isProxy).
+	absolute := proxy != nil && u.Scheme == "http" && (proxy.Scheme == "http" || proxy.Scheme == "https")
+	start, ip, rawReq := capt.result(hreq, absolute)
+	return &Response{
+		URL:        req.URL,
+		Status:     resp.StatusCode,
+		Proto:      resp.Proto,
+		Header:     resp.Header,
+		Body:       body,
+		Truncated:  truncated,
+		IP:         ip,
+		Start:      start,
+		End:        end,
+		RawRequest: rawReq,
+		RawHeader:  rawHeader(resp),
+	}, nil
+}
+
+// parseTarget checks that s is an absolute http(s) URL with a host.
+func parseTarget(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("fetch: get %s: %w: %w", s, ErrInvalidURL, err)
+	}
+	switch u.Scheme {
+	case "http", "https":
+	case "":
+		return nil, fmt.Errorf("fetch: get %s: %w: not absolute", s, ErrInvalidURL)
+	default:
+		return nil, fmt.Errorf("fetch: get %s: %w %q", s, ErrUnsupportedScheme, u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return nil, fmt.Errorf("fetch: get %s: %w: no host", s, ErrInvalidURL)
+	}
+	return u, nil
+}
+
+// header builds the request header: our defaults, then the caller's
+// extras, minus cookies (a crawler keeps no session).
+func (c *Client) header(extra http.Header) http.Header {
+	h := http.Header{
+		"User-Agent":      {c.cfg.UserAgent},
+		"Accept":          {acceptHeader},
+		"Accept-Encoding": {acceptEncodingHeader},
+	}
+	for k, vv := range extra {
+		h[textproto.CanonicalMIMEHeaderKey(k)] = append([]string(nil), vv...)
+	}
+	h.Del("Cookie")
+	return h
+}
+
+// requestError wraps an error from sending the request or reading the body.
+// url.Error is unwrapped: it would repeat the URL in Go's "Get "…"" form.
+func (c *Client) requestError(ctx context.Context, rawURL string, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if context.Cause(ctx) == errTimeout && !errors.Is(err, errTimeout) {
+		return fmt.Errorf("fetch: get %s: timeout after %v: %w", rawURL, c.cfg.Timeout, err)
+	}
+	return fmt.Errorf("fetch: get %s: %w", rawURL, err)
+}
+
+// readBody reads at most limit bytes of the body (one more to tell
+// "exactly limit" from "more"). On a read error it returns the bytes read
+// before it.
+func readBody(resp *http.Response, limit int64) (body []byte, truncated string, err error) {
+	body, over, err := readAtMost(resp.Body, limit, resp.ContentLength+1)
+	if over {
+		return body, TruncatedLength, nil
+	}
+	return body, "", err
+}
+
+// capture records what the transport did for one request, from httptrace
+// hooks that run on the transport's goroutines.
+type capture struct {
+	mu     sync.Mutex
+	start  time.Time
+	ip     string
+	fields []headerField // request header fields in the order written
+}
+
+type headerField struct {
+	key    string
+	values []string
+}
+
+func (c *capture) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			// The transport may retry on a fresh connection after a
+			// stale keep-alive one failed: the last attempt wins.
+			c.start = time.Now()
+			c.fields = c.fields[:0]
+			c.ip = ""
+			if addr := info.Conn.RemoteAddr(); addr != nil {
+				if host, _, err := net.SplitHostPort(addr.String()); err == nil {
+					c.ip = host
+				}
+			}
+		},
+		WroteHeaderField: func(key string, values []string) {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			c.fields = append(c.fields, headerField{key, append([]string(nil), values...)})
+		},
+	}
+}
+
+// result returns the request start time, the remote IP and the request
+// message as written. The request line is rebuilt the way net/http writes
+// it; header fields come from WroteHeaderField, so they are the exact
+// names, values and order the transport wrote, except Proxy-Authorization,
+// which is left out so proxy credentials never reach the archive.
+func (c *capture) result(req *http.Request, absolute bool) (time.Time, string, []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var host string
+	for _, f := range c.fields {
+		if f.key == "Host" && len(f.values) > 0 {
+			host = f.values[0]
+		}
+	}
+	target := req.URL.RequestURI()
+	if absolute {
+		target = req.URL.Scheme + "://" + host + target
+	}
+	var b strings.Builder
+	b.WriteString(req.Method + " " + target + " HTTP/1.1\r\n")
+	for _, f := range c.fields {
+		if f.key == "Proxy-Authorization" {
+			continue
+		}
+		for _, v := range f.values {
+			b.WriteString(f.key + ": " + v + "\r\n")
+		}
+	}
+	b.WriteString("\r\n")
+	return c.start, c.ip, []byte(b.String())
+}

@@ -1,0 +1,159 @@
+package fetch
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Defaults applied by Config.Default to zero fields.
+const (
+	DefaultTimeout               = 30 * time.Second
+	DefaultDialTimeout           = 10 * time.Second
+	DefaultTLSHandshakeTimeout   = 10 * time.Second
+	DefaultResponseHeaderTimeout = 20 * time.Second
+	DefaultMaxBodyBytes          = 10 << 20 // 10 MiB
+	DefaultMaxIdleConnsPerHost   = 2
+	// DefaultDecodedFactor times MaxBodyBytes is the default MaxDecodedBytes:
+	// generous for real pages (HTML compresses 4–10×, but pages that large
+	// are rare), small enough that a bomb cannot exhaust memory.
+	DefaultDecodedFactor = 4
+)
+
+// Config configures a Client. It is plain data: the zero value plus a
+// UserAgent is usable, Default fills in zero fields, and Validate checks it.
+// Only cmd/godwit reads flags, files and the environment; it fills ProxyEnv
+// with ProxyEnvFrom(os.Getenv).
+type Config struct {
+	// UserAgent is sent with every request. Required.
+	UserAgent string
+
+	// Proxy is a forward proxy URL ("http://host:port"; https, socks5 and
+	// socks5h proxies work too; "host:port" means http). When set, every
+	// request goes through it and ProxyEnv is ignored.
+	Proxy string
+	// ProxyEnv selects a proxy per request the way
+	// net/http.ProxyFromEnvironment does, from values the caller read from
+	// the environment. Used only when Proxy is empty; its zero value means
+	// "connect directly".
+	ProxyEnv ProxyEnv
+
+	// AllowPrivate turns the SSRF guard off: connections to loopback,
+	// private, link-local and similar addresses are then allowed. Tests
+	// and crawls of an intranet set it.
+	AllowPrivate bool
+
+	// Timeout bounds the whole fetch, body included. A body still arriving
+	// at the deadline is cut and kept, with Response.Truncated "time".
+	Timeout time.Duration
+	// DialTimeout bounds one TCP connect.
+	DialTimeout time.Duration
+	// TLSHandshakeTimeout bounds one TLS handshake.
+	TLSHandshakeTimeout time.Duration
+	// ResponseHeaderTimeout bounds the wait for the response header after
+	// the request was written.
+	ResponseHeaderTimeout time.Duration
+
+	// MaxBodyBytes caps the raw (still content-encoded) body kept per
+	// response; beyond it the body is cut with Truncated "length".
+	MaxBodyBytes int64
+	// MaxDecodedBytes caps what Decode produces. Default
+	// DefaultDecodedFactor × MaxBodyBytes.
+	MaxDecodedBytes int64
+
+	// MaxIdleConnsPerHost bounds the keep-alive connections kept per host.
+	// Politeness means one request in flight per host, so few are needed.
+	MaxIdleConnsPerHost int
+}
+
+// ProxyEnv holds the proxy environment variables, already read by the
+// caller. Selection follows net/http.ProxyFromEnvironment: HTTPProxy for
+// http URLs, HTTPSProxy for https URLs, no proxy for hosts matching
+// NoProxy, for "localhost" and for loopback addresses.
+type ProxyEnv struct {
+	HTTPProxy  string // HTTP_PROXY or http_proxy
+	HTTPSProxy string // HTTPS_PROXY or https_proxy
+	NoProxy    string // NO_PROXY or no_proxy
+}
+
+// ProxyEnvFrom reads the proxy variables through getenv (os.Getenv in
+// cmd/godwit), preferring the upper-case name as net/http does.
+func ProxyEnvFrom(getenv func(string) string) ProxyEnv {
+	get := func(names ...string) string {
+		for _, n := range names {
+			if v := getenv(n); v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	return ProxyEnv{
+		HTTPProxy:  get("HTTP_PROXY", "http_proxy"),
+		HTTPSProxy: get("HTTPS_PROXY", "https_proxy"),
+		NoProxy:    get("NO_PROXY", "no_proxy"),
+	}
+}
+
+// Default fills zero fields with their defaults.
+func (c *Config) Default() {
+	setDefault(&c.Timeout, DefaultTimeout)
+	setDefault(&c.DialTimeout, DefaultDialTimeout)
+	setDefault(&c.TLSHandshakeTimeout, DefaultTLSHandshakeTimeout)
+	setDefault(&c.ResponseHeaderTimeout, DefaultResponseHeaderTimeout)
+	setDefault(&c.MaxBodyBytes, DefaultMaxBodyBytes)
+	setDefault(&c.MaxDecodedBytes, DefaultDecodedFactor*c.MaxBodyBytes)
+	setDefault(&c.MaxIdleConnsPerHost, DefaultMaxIdleConnsPerHost)
+}
+
+func setDefault[T comparable](p *T, v T) {
+	var zero T
+	if *p == zero {
+		*p = v
+	}
+}
+
+// Validate reports the first problem with c. Zero fields are valid (Default
+// fills them); negative limits, a missing UserAgent and unparseable proxy
+// URLs are not.
+func (c Config) Validate() error {
+	if c.UserAgent == "" {
+		return errors.New("fetch: config: user agent is required")
+	}
+	if strings.ContainsAny(c.UserAgent, "\r\n\x00") {
+		return errors.New("fetch: config: user agent contains a control character")
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"timeout", c.Timeout},
+		{"dial timeout", c.DialTimeout},
+		{"tls handshake timeout", c.TLSHandshakeTimeout},
+		{"response header timeout", c.ResponseHeaderTimeout},
+	} {
+		if d.v < 0 {
+			return fmt.Errorf("fetch: config: negative %s %v", d.name, d.v)
+		}
+	}
+	if c.MaxBodyBytes < 0 || c.MaxDecodedBytes < 0 || c.MaxIdleConnsPerHost < 0 {
+		return errors.New("fetch: config: negative size limit")
+	}
+	if c.Proxy != "" {
+		if _, err := parseProxy(c.Proxy); err != nil {
+			return fmt.Errorf("fetch: config: proxy: %w", err)
+		}
+	}
+	for _, p := range []struct{ name, v string }{
+		{"http proxy", c.ProxyEnv.HTTPProxy},
+		{"https proxy", c.ProxyEnv.HTTPSProxy},
+	} {
+		if p.v == "" {
+			continue
+		}
+		if _, err := parseProxy(p.v); err != nil {
+			return fmt.Errorf("fetch: config: %s from environment: %w", p.name, err)
+		}
+	}
+	return nil
+}

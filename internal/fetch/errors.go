@@ -1,0 +1,113 @@
+package fetch
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net"
+	"strconv"
+)
+
+// Sentinel errors. Errors returned by this package wrap one of these (or an
+// error from the network stack) so callers can test with errors.Is and
+// decide what to do with Classify.
+var (
+	// ErrForbiddenAddress reports a refusal by the SSRF guard: the target
+	// resolved to (or literally is) a loopback, private, link-local,
+	// multicast, unspecified or otherwise non-public address.
+	ErrForbiddenAddress = errors.New("fetch: forbidden address")
+	// ErrInvalidURL reports a request URL that is not an absolute URL
+	// with a host.
+	ErrInvalidURL = errors.New("fetch: invalid url")
+	// ErrUnsupportedScheme reports a request URL whose scheme is neither
+	// http nor https.
+	ErrUnsupportedScheme = errors.New("fetch: unsupported scheme")
+	// ErrUnsupportedEncoding reports a Content-Encoding Decode cannot undo.
+	ErrUnsupportedEncoding = errors.New("fetch: unsupported content encoding")
+	// ErrTooLarge reports a decoded body that exceeds
+	// Config.MaxDecodedBytes (a compression bomb, or just a huge page).
+	ErrTooLarge = errors.New("fetch: decoded body too large")
+)
+
+// Class says what a caller should do about an error: retry later, give up
+// on the URL, or skip it because policy forbids it. It is the one mapping
+// the rest of the crawler uses for log levels, metric labels and frontier
+// outcomes.
+//
+// The zero Class is only returned by Classify(nil); its String is "none".
+type Class int
+
+const (
+	// Transient errors may succeed if retried later: timeouts, refused or
+	// reset connections, temporary DNS failures, cancelled requests.
+	Transient Class = iota + 1
+	// Permanent errors will not go away by retrying: malformed URLs,
+	// unsupported schemes, non-existent domains, TLS certificate errors.
+	Permanent
+	// Policy errors are refusals by our own rules (the SSRF guard, size
+	// caps): skip the URL, do not count it against the host.
+	Policy
+)
+
+// String returns "transient", "permanent", "policy", or "none" for the zero
+// Class.
+func (c Class) String() string {
+	switch c {
+	case 0:
+		return "none"
+	case Transient:
+		return "transient"
+	case Permanent:
+		return "permanent"
+	case Policy:
+		return "policy"
+	}
+	return "Class(" + strconv.Itoa(int(c)) + ")"
+}
+
+// Classify maps an error from Fetch or Decode to a Class. Errors it does not
+// recognise are Transient: retrying with backoff is the safe default, and
+// the frontier's error streaks bound how often that happens. A non-2xx
+// HTTP status is not an error at all (it is a Response), so 5xx never
+// reaches Classify.
+func Classify(err error) Class {
+	if err == nil {
+		return 0
+	}
+	switch {
+	case errors.Is(err, ErrForbiddenAddress), errors.Is(err, ErrTooLarge):
+		return Policy
+	case errors.Is(err, ErrInvalidURL), errors.Is(err, ErrUnsupportedScheme),
+		errors.Is(err, ErrUnsupportedEncoding):
+		return Permanent
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return Transient
+	case isTLSPermanent(err):
+		return Permanent
+	}
+
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
+		return Permanent // NXDOMAIN: the name does not exist
+	}
+	// Everything else (timeouts, refused or reset connections, temporary
+	// DNS failures, EOF in the middle of a message, errors we do not know)
+	// is worth another try later.
+	return Transient
+}
+
+// isTLSPermanent reports certificate failures and servers that do not speak
+// TLS at all; neither fixes itself on a retry minutes later.
+func isTLSPermanent(err error) bool {
+	var (
+		verify   *tls.CertificateVerificationError
+		unknown  x509.UnknownAuthorityError
+		invalid  x509.CertificateInvalidError
+		hostname x509.HostnameError
+		record   tls.RecordHeaderError
+	)
+	return errors.As(err, &verify) || errors.As(err, &unknown) ||
+		errors.As(err, &invalid) || errors.As(err, &hostname) ||
+		errors.As(err, &record)
+}

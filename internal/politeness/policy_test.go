@@ -1,0 +1,57 @@
+package politeness
+
+import (
+	"testing"
+	"time"
+)
+
+func TestHostDelay(t *testing.T) {
+	p := Policy{Delay: time.Second, CrawlDelayCap: 10 * time.Second}
+	p.Default()
+	tests := []struct {
+		crawlDelay time.Duration
+		want       time.Duration
+		capped     bool
+	}{
+		{0, time.Second, false},
+		{500 * time.Millisecond, time.Second, false},
+		{3 * time.Second, 3 * time.Second, false},
+		{10 * time.Second, 10 * time.Second, false},
+		{time.Hour, 10 * time.Second, true},
+	}
+	for _, tt := range tests {
+		got, capped := p.HostDelay(tt.crawlDelay)
+		if got != tt.want || capped != tt.capped {
+			t.Errorf("HostDelay(%v) = %v, %v; want %v, %v", tt.crawlDelay, got, capped, tt.want, tt.capped)
+		}
+	}
+}
+
+func TestRobotsRetryDelay(t *testing.T) {
+	p := Policy{RobotsBackoff: time.Minute, RobotsBackoffMax: 5 * time.Minute}
+	p.Default()
+	want := []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute, 5 * time.Minute, 5 * time.Minute}
+	for i, w := range want {
+		if got := p.RobotsRetryDelay(i + 1); got != w {
+			t.Errorf("RobotsRetryDelay(%d) = %v, want %v", i+1, got, w)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	var p Policy
+	p.Default()
+	if err := p.Validate(); err != nil {
+		t.Fatalf("default policy invalid: %v", err)
+	}
+	bad := p
+	bad.Delay = -time.Second
+	if bad.Validate() == nil {
+		t.Error("negative delay accepted")
+	}
+	bad = p
+	bad.RobotsBackoffMax = time.Second
+	if bad.Validate() == nil {
+		t.Error("backoff max below base accepted")
+	}
+}
