@@ -1,0 +1,163 @@
+package fakeweb
+
+import (
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// This file is the judge's own idea of URL equivalence. It is deliberately
+// independent of the crawler's normalization: lower-case host, no ":80",
+// no query, no fragment, dot segments and repeated slashes removed, and the
+// path resolved to the resource it names.
+
+// resourceKind is what a cleaned path names on a host.
+type resourceKind uint8
+
+const (
+	resNotFound resourceKind = iota
+	resPage                  // "/" (n = 0) or "/p/N"
+	resRedirect              // "/r/N", 301 to "/p/N"
+	resPrivate               // "/private/N", only on hosts whose robots.txt disallows /private/
+	resRobots                // "/robots.txt"
+)
+
+type resource struct {
+	kind resourceKind
+	n    int
+}
+
+const (
+	robotsPath    = "/robots.txt"
+	pagePrefix    = "/p/"
+	redirPrefix   = "/r/"
+	privatePrefix = "/private/"
+)
+
+// canonicalAuthority lower-cases a host[:port] and drops the default port.
+func canonicalAuthority(authority string) string {
+	a := strings.ToLower(authority)
+	if h, ok := strings.CutSuffix(a, ":80"); ok && !strings.Contains(h, ":") {
+		return h
+	}
+	return a
+}
+
+// lookupHost returns the index of the virtual host an authority names
+// ("h3.fake.test", "H3.FAKE.TEST:80").
+func (w *Web) lookupHost(authority string) (int, bool) {
+	a := canonicalAuthority(authority)
+	label, ok := strings.CutSuffix(a, w.dotDomain)
+	if !ok {
+		return 0, false
+	}
+	digits, ok := strings.CutPrefix(label, "h")
+	if !ok {
+		return 0, false
+	}
+	n, ok := parseIndex(digits)
+	if !ok || n >= w.cfg.Hosts {
+		return 0, false
+	}
+	return n, true
+}
+
+// inDomain reports whether an authority is the web's domain or under it,
+// existing host or not.
+func (w *Web) inDomain(authority string) bool {
+	a := canonicalAuthority(authority)
+	return a == w.cfg.Domain || strings.HasSuffix(a, w.dotDomain)
+}
+
+// parseIndex accepts plain decimal without sign or leading zeros, so that
+// each page has exactly one path ("/p/007" is not "/p/7").
+func parseIndex(s string) (int, bool) {
+	if s == "" || len(s) > 9 || (len(s) > 1 && s[0] == '0') {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
+
+// cleanPath removes dot segments and repeated slashes, as most servers do
+// before routing, but keeps a trailing slash: "/p/7/" is not "/p/7".
+func cleanPath(p string) string {
+	if p == "" || p == "/" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	c := path.Clean(p)
+	if c != "/" && (strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/..")) {
+		c += "/"
+	}
+	return c
+}
+
+// resolve names the resource a cleaned path denotes on host.
+func (w *Web) resolve(host int, clean string) resource {
+	if clean == "/" {
+		return resource{kind: resPage}
+	}
+	if clean == robotsPath {
+		return resource{kind: resRobots}
+	}
+	pages := w.cfg.PagesPerHost
+	if s, ok := strings.CutPrefix(clean, pagePrefix); ok {
+		if n, ok := parseIndex(s); ok && n >= 1 && n < pages {
+			return resource{kind: resPage, n: n}
+		}
+	}
+	if s, ok := strings.CutPrefix(clean, redirPrefix); ok {
+		if n, ok := parseIndex(s); ok && n >= 1 && n < pages {
+			return resource{kind: resRedirect, n: n}
+		}
+	}
+	if s, ok := strings.CutPrefix(clean, privatePrefix); ok && w.kind(host).hasPrivate() {
+		if n, ok := parseIndex(s); ok && n < pages {
+			return resource{kind: resPrivate, n: n}
+		}
+	}
+	return resource{kind: resNotFound}
+}
+
+// parseURL splits an absolute http URL into the virtual host it names and
+// its cleaned path.
+func (w *Web) parseURL(raw string) (host int, clean string, ok bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" {
+		return 0, "", false
+	}
+	host, ok = w.lookupHost(u.Host)
+	if !ok {
+		return 0, "", false
+	}
+	return host, cleanPath(u.Path), true
+}
+
+// hostName is the canonical name of host i.
+func (w *Web) hostName(i int) string {
+	return "h" + strconv.Itoa(i) + w.dotDomain
+}
+
+// pathOf is the canonical path of a link target.
+func pathOf(t target) string {
+	switch t.kind {
+	case resRedirect:
+		return redirPrefix + strconv.Itoa(t.n)
+	case resPrivate:
+		return privatePrefix + strconv.Itoa(t.n)
+	}
+	if t.n == 0 {
+		return "/"
+	}
+	return pagePrefix + strconv.Itoa(t.n)
+}

@@ -1,0 +1,208 @@
+package fakeweb
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const controlPrefix = "/_fakeweb/"
+
+// Handler returns the handler of the whole web: forward proxy, origin of
+// every virtual host and control endpoints, told apart per request:
+//
+//   - an absolute request-URI ("GET http://h3.fake.test/p/7") is a proxy
+//     request, served as the virtual host it names;
+//   - otherwise a Host header naming a virtual host ("h3.fake.test",
+//     any case, optional ":80") is an origin request, served likewise;
+//   - CONNECT is answered 405: the proxy speaks plain http only;
+//   - a host under the domain that does not exist answers 502, as a proxy
+//     that cannot resolve it would;
+//   - any other host gets the control endpoints: "/" (a short help text),
+//     GET /_fakeweb/seeds, GET /_fakeweb/report, GET /_fakeweb/requests
+//     and POST /_fakeweb/reset. A proxy request reaches them only for a
+//     path under /_fakeweb/ (other hosts answer 502).
+//
+// Every request but a control one is logged. Only GET and HEAD are served.
+func (w *Web) Handler() http.Handler { return http.HandlerFunc(w.serveHTTP) }
+
+func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
+	connect := r.Method == http.MethodConnect
+	proxy := r.URL.IsAbs() || connect
+	authority := r.Host
+	if r.URL.Host != "" {
+		authority = r.URL.Host
+	}
+	host, virtual := w.lookupHost(authority)
+	reqPath := r.URL.Path
+	if reqPath == "" {
+		reqPath = "/"
+	}
+	if !virtual && !connect && !w.inDomain(authority) && (!proxy || strings.HasPrefix(reqPath, controlPrefix)) {
+		w.serveControl(rw, r, reqPath)
+		return
+	}
+
+	name := canonicalAuthority(authority)
+	if virtual {
+		name = w.hostName(host)
+	}
+	rawURL := r.RequestURI
+	if !r.URL.IsAbs() {
+		rawURL = "http://" + r.Host + r.RequestURI
+	}
+	e := w.log.begin(Request{
+		Method:    r.Method,
+		Host:      name,
+		Path:      reqPath,
+		RawURL:    rawURL,
+		UserAgent: r.UserAgent(),
+		Proxy:     proxy,
+	})
+	defer e.finish(0) // only counts if the handler gives up without answering
+
+	var resp response
+	switch {
+	case connect:
+		resp = plain(http.StatusMethodNotAllowed)
+	case !virtual:
+		resp = plain(http.StatusBadGateway)
+	case r.Method != http.MethodGet && r.Method != http.MethodHead:
+		resp = plain(http.StatusMethodNotAllowed)
+	default:
+		resp = w.respond(host, w.resolve(host, cleanPath(reqPath)))
+	}
+	if resp.hang || w.cfg.Latency > 0 {
+		if !w.wait(r.Context(), resp.hang) {
+			// Dropping the connection is the only way not to answer:
+			// returning normally would send an empty 200.
+			panic(http.ErrAbortHandler)
+		}
+	}
+	e.finish(resp.status)
+	resp.write(rw, r.Method == http.MethodHead)
+}
+
+// wait sleeps for Latency, or forever, until ctx is done or the web is
+// closed. It reports whether the sleep ran its course.
+func (w *Web) wait(ctx context.Context, forever bool) bool {
+	var timeout <-chan time.Time
+	if !forever {
+		t := time.NewTimer(w.cfg.Latency)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-timeout:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-w.stop:
+		return false
+	}
+}
+
+func (resp response) write(rw http.ResponseWriter, head bool) {
+	h := rw.Header()
+	h.Set("Content-Type", resp.contentType)
+	h.Set("Content-Length", strconv.Itoa(len(resp.body)))
+	if resp.location != "" {
+		h.Set("Location", resp.location)
+	}
+	if resp.status == http.StatusMethodNotAllowed {
+		h.Set("Allow", "GET, HEAD")
+	}
+	rw.WriteHeader(resp.status)
+	if !head {
+		// An error means the client went away; the log already has the
+		// answer we meant to give.
+		_, _ = rw.Write(resp.body)
+	}
+}
+
+func (w *Web) serveControl(rw http.ResponseWriter, r *http.Request, p string) {
+	read := r.Method == http.MethodGet || r.Method == http.MethodHead
+	switch {
+	case p == "/" && read:
+		w.writeHelp(rw)
+	case p == controlPrefix+"seeds" && read:
+		writeJSON(rw, http.StatusOK, w.Seeds())
+	case p == controlPrefix+"requests" && read:
+		writeJSON(rw, http.StatusOK, w.Requests())
+	case p == controlPrefix+"report" && read:
+		j, err := parseJudge(r.URL.Query())
+		if err != nil {
+			http.Error(rw, err.Error(), http.StatusBadRequest)
+			return
+		}
+		writeJSON(rw, http.StatusOK, w.Report(j))
+	case p == controlPrefix+"reset" && r.Method == http.MethodPost:
+		w.Reset()
+		rw.WriteHeader(http.StatusNoContent)
+	default:
+		http.NotFound(rw, r)
+	}
+}
+
+func (w *Web) writeHelp(rw http.ResponseWriter) {
+	rw.Header().Set("Content-Type", plainType)
+	// Errors mean the client went away.
+	_, _ = fmt.Fprintf(rw, `godwit fakeweb: %d hosts (h0..h%d.%s), %d pages each.
+
+Use this address as an HTTP proxy (plain http only; CONNECT is refused),
+or send requests here with a Host header naming a virtual host.
+
+GET  /_fakeweb/seeds       seed URLs (JSON)
+GET  /_fakeweb/report      the server-side judgment (JSON); parameters:
+                           delay=1s max_depth=3 tolerance=0s seed=URL (repeatable)
+GET  /_fakeweb/requests    the request log (JSON)
+POST /_fakeweb/reset       clear the request log
+`, w.cfg.Hosts, w.cfg.Hosts-1, w.cfg.Domain, w.cfg.PagesPerHost)
+}
+
+// parseJudge reads a Judge from report query parameters.
+func parseJudge(q url.Values) (Judge, error) {
+	var j Judge
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+	}{{"delay", &j.Delay}, {"tolerance", &j.Tolerance}} {
+		s := q.Get(d.name)
+		if s == "" {
+			continue
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil || v < 0 {
+			return Judge{}, fmt.Errorf("fakeweb: %s=%q is not a non-negative duration such as 1s or 250ms", d.name, s)
+		}
+		*d.dst = v
+	}
+	if s := q.Get("max_depth"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			return Judge{}, fmt.Errorf("fakeweb: max_depth=%q is not a non-negative integer", s)
+		}
+		j.MaxDepth = v
+	}
+	j.Seeds = q["seed"]
+	return j, nil
+}
+
+func writeJSON(rw http.ResponseWriter, status int, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		http.Error(rw, "fakeweb: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	b = append(b, '\n')
+	rw.Header().Set("Content-Type", "application/json")
+	rw.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	rw.WriteHeader(status)
+	// An error means the client went away.
+	_, _ = rw.Write(b)
+}

@@ -1,0 +1,211 @@
+package fakeweb
+
+import (
+	"math/rand/v2"
+	"strings"
+)
+
+// The link graph is never stored: the links of a page are regenerated from
+// (Seed, host, page) whenever the page is rendered or the ground truth is
+// walked, so both always agree and memory does not grow with the web.
+
+// target is where a link points.
+type target struct {
+	host int
+	kind resourceKind // resPage, resRedirect or resPrivate
+	n    int
+}
+
+// tag is the element a link is written with.
+type tag uint8
+
+const (
+	tagA tag = iota
+	tagArea
+	tagLinkNext
+	tagIframe
+	tagFrame // only for random links: a tree builder drops <frame> outside a frameset
+)
+
+// form is how a link's URL is spelled. The first numAbsoluteForms name the
+// host and are the only ones used across hosts.
+type form uint8
+
+const (
+	formAbsolute       form = iota // http://h3.fake.test/p/7
+	formUpperHost                  // http://H3.FAKE.TEST/p/7
+	formPort80                     // http://h3.fake.test:80/p/7
+	formProtoRelative              // //h3.fake.test/p/7
+	formRootRelative               // /p/7
+	formDocRelative                // 7 (from /p/x), p/7 (from /)
+	formDotRelative                // ./7
+	formParentRelative             // ../p/7
+	numForms
+	numAbsoluteForms = formRootRelative
+)
+
+type link struct {
+	to       target
+	tag      tag
+	form     form
+	fragment bool // "#top"
+	tracking bool // "?utm_source=news&utm_medium=email"
+}
+
+const (
+	// privateShare is the share of random links to /private/N on hosts
+	// whose robots.txt disallows it.
+	privateShare  = 0.1
+	fragmentOdds  = 0.15
+	trackingOdds  = 0.1
+	trackingQuery = "?utm_source=news&utm_medium=email"
+)
+
+// PRNG streams: each (stream, host, page) triple has its own sequence, so
+// generating one page never depends on having generated another.
+const (
+	streamLinks uint64 = iota + 1
+	streamPrivateLinks
+	streamText
+	streamPrivateText
+)
+
+// streamID packs a triple into a PCG seed half; the limits in config.go
+// keep host below 2^20 and n below 2^26, so the fields never overlap.
+func streamID(stream uint64, host, n int) uint64 {
+	x := stream<<56 | uint64(host)<<28 | uint64(n)
+	// splitmix64 finalizer: PCG streams from consecutive seeds look alike
+	// for the first few outputs otherwise.
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// reseed points src at the stream of one page.
+func (w *Web) reseed(src *rand.PCG, stream uint64, host, n int) {
+	src.Seed(uint64(w.cfg.Seed), streamID(stream, host, n))
+}
+
+// appendLinks appends the crawlable links of page n of host (a /private/
+// page if private) to dst. r must be backed by src.
+func (w *Web) appendLinks(dst []link, src *rand.PCG, r *rand.Rand, host, n int, private bool) []link {
+	stream := streamLinks
+	if private {
+		stream = streamPrivateLinks
+	}
+	w.reseed(src, stream, host, n)
+	pages := w.cfg.PagesPerHost
+	tree := 0
+	if !private {
+		for _, c := range [2]int{2*n + 1, 2*n + 2} {
+			if c < pages {
+				dst = append(dst, w.decorate(r, host, target{host: host, kind: resPage, n: c}, false))
+				tree++
+			}
+		}
+		if n == 0 && w.kind(host).hasPrivate() {
+			// Guarantees every such host exposes a private page one click
+			// from a seed, whatever the random links turn out to be.
+			dst = append(dst, w.decorate(r, host, target{host: host, kind: resPrivate}, false))
+		}
+	}
+	for i := tree; i < w.cfg.LinksPerPage; i++ {
+		dst = append(dst, w.decorate(r, host, w.randomTarget(r, host), true))
+	}
+	return dst
+}
+
+func (w *Web) randomTarget(r *rand.Rand, host int) target {
+	pages := w.cfg.PagesPerHost
+	cross := share(w.cfg.CrossHostShare)
+	redirect := cross + share(w.cfg.RedirectShare)
+	u := r.Float64()
+	switch {
+	case u < cross && w.cfg.Hosts > 1:
+		h := r.IntN(w.cfg.Hosts - 1)
+		if h >= host {
+			h++
+		}
+		n := 0 // a quarter of cross-host links go to the home page
+		if r.IntN(4) != 0 {
+			n = r.IntN(pages)
+		}
+		return target{host: h, kind: resPage, n: n}
+	case u < redirect && pages > 1:
+		return target{host: host, kind: resRedirect, n: 1 + r.IntN(pages-1)}
+	case u < redirect+privateShare && w.kind(host).hasPrivate():
+		return target{host: host, kind: resPrivate, n: r.IntN(pages)}
+	}
+	return target{host: host, kind: resPage, n: r.IntN(pages)}
+}
+
+// decorate picks the element and spelling of a link.
+func (w *Web) decorate(r *rand.Rand, from int, t target, random bool) link {
+	l := link{to: t}
+	switch u := r.IntN(20); {
+	case u < 12:
+		l.tag = tagA
+	case u < 15:
+		l.tag = tagArea
+	case u < 17:
+		l.tag = tagLinkNext
+	case u < 19 || !random:
+		l.tag = tagIframe
+	default:
+		l.tag = tagFrame
+	}
+	forms := numForms
+	if t.host != from {
+		forms = numAbsoluteForms
+	}
+	l.form = form(r.IntN(int(forms)))
+	l.fragment = r.Float64() < fragmentOdds
+	l.tracking = r.Float64() < trackingOdds
+	return l
+}
+
+// href spells a link found on host from whose relative references resolve
+// against the directory baseDir ("/", "/p/" or "/private/").
+func (w *Web) href(l link, from int, baseDir string) string {
+	p := pathOf(l.to)
+	var s string
+	switch l.form {
+	case formAbsolute:
+		s = "http://" + w.hostName(l.to.host) + p
+	case formUpperHost:
+		s = "http://" + strings.ToUpper(w.hostName(l.to.host)) + p
+	case formPort80:
+		s = "http://" + w.hostName(l.to.host) + ":80" + p
+	case formProtoRelative:
+		s = "//" + w.hostName(l.to.host) + p
+	case formRootRelative:
+		s = p
+	case formDocRelative, formDotRelative:
+		rest, ok := strings.CutPrefix(p, baseDir)
+		switch {
+		case !ok:
+			// baseDir is one level deep and p is not below it.
+			s = "../" + p[1:]
+		case rest == "":
+			s = "./"
+		case l.form == formDotRelative:
+			s = "./" + rest
+		default:
+			s = rest
+		}
+	case formParentRelative:
+		// From "/" this climbs above the root, which RFC 3986 resolves to
+		// the root itself.
+		s = "../" + p[1:]
+	}
+	if l.tracking {
+		s += trackingQuery
+	}
+	if l.fragment {
+		s += "#top"
+	}
+	return s
+}

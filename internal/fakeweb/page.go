@@ -1,0 +1,219 @@
+package fakeweb
+
+import (
+	"bytes"
+	"html"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+)
+
+const (
+	htmlType  = "text/html; charset=utf-8"
+	plainType = "text/plain; charset=utf-8"
+)
+
+// response is a complete answer, computed before anything is written so
+// that the request's End can be logged before the first byte goes out.
+type response struct {
+	status      int
+	contentType string
+	location    string
+	body        []byte
+	hang        bool // never answer
+}
+
+var robotsAllowBody = []byte("User-agent: *\nAllow: /\n")
+
+// respond computes the answer for a resource of host.
+func (w *Web) respond(host int, res resource) response {
+	switch res.kind {
+	case resRobots:
+		return w.robots(host)
+	case resPage:
+		return response{status: http.StatusOK, contentType: htmlType, body: w.render(host, res.n, false)}
+	case resPrivate:
+		return response{status: http.StatusOK, contentType: htmlType, body: w.render(host, res.n, true)}
+	case resRedirect:
+		loc := "http://" + w.hostName(host) + pathOf(target{kind: resPage, n: res.n})
+		body := "<!DOCTYPE html>\n<title>Moved Permanently</title>\n<a href=\"" + loc + "\">Moved Permanently</a>\n"
+		return response{status: http.StatusMovedPermanently, contentType: htmlType, location: loc, body: []byte(body)}
+	}
+	return plain(http.StatusNotFound)
+}
+
+func (w *Web) robots(host int) response {
+	switch w.kind(host) {
+	case RobotsDisallow:
+		return response{status: http.StatusOK, contentType: plainType, body: w.robotsDisallow}
+	case RobotsCrawlDelay:
+		return response{status: http.StatusOK, contentType: plainType, body: w.robotsCrawlDelay}
+	case RobotsNotFound:
+		return plain(http.StatusNotFound)
+	case RobotsServerError:
+		return plain(http.StatusInternalServerError)
+	case RobotsHang:
+		return response{hang: true}
+	}
+	return response{status: http.StatusOK, contentType: plainType, body: robotsAllowBody}
+}
+
+// plain is a text/plain answer naming the status.
+func plain(status int) response {
+	body := strconv.Itoa(status) + " " + http.StatusText(status) + "\n"
+	return response{status: status, contentType: plainType, body: []byte(body)}
+}
+
+// words pads pages; read-only.
+var words = [...]string{
+	"godwit", "tide", "estuary", "mudflat", "wader", "feather", "flock", "migration",
+	"pacific", "alaska", "zealand", "wing", "beak", "shore", "marsh", "dune",
+	"wind", "current", "harbour", "channel", "reed", "heron", "plover", "curlew",
+	"stint", "knot", "sanderling", "dunlin", "tern", "gull", "salt", "spring",
+	"autumn", "north", "south", "flight", "distance", "journey", "rest", "feed",
+	"worm", "shell", "sand", "lagoon", "river", "delta", "sky", "cloud",
+	"storm", "calm", "dawn", "dusk", "moon", "star", "season", "breeding",
+	"tundra", "nest", "egg", "chick", "fledge", "molt", "plumage", "record",
+}
+
+// pageWriter accumulates one page. r draws the text stream of the page.
+type pageWriter struct {
+	b bytes.Buffer
+	r *rand.Rand
+}
+
+func (p *pageWriter) s(ss ...string) {
+	for _, s := range ss {
+		p.b.WriteString(s)
+	}
+}
+
+// words writes k random words separated by spaces.
+func (p *pageWriter) words(k int) {
+	for i := range k {
+		if i > 0 {
+			p.b.WriteByte(' ')
+		}
+		p.b.WriteString(words[p.r.IntN(len(words))])
+	}
+}
+
+// render builds page n of host (a /private/ page if private). It is a pure
+// function of the Config and its arguments.
+func (w *Web) render(host, n int, private bool) []byte {
+	src := &rand.PCG{}
+	r := rand.New(src)
+	links := w.appendLinks(make([]link, 0, w.cfg.LinksPerPage+1), src, r, host, n, private)
+
+	// The text stream is separate from the link stream, so that the
+	// ground truth never has to draw the text to know the links.
+	stream := streamText
+	if private {
+		stream = streamPrivateText
+	}
+	w.reseed(src, stream, host, n)
+
+	name := w.hostName(host)
+	title := "Page " + strconv.Itoa(n) + " of " + name
+	baseDir := "/p/"
+	switch {
+	case private:
+		title = "Private page " + strconv.Itoa(n) + " of " + name
+		baseDir = privatePrefix
+	case n == 0:
+		title = "Home of " + name
+		baseDir = "/"
+	}
+	// A <base> makes relative links resolve against /p/ even on the home
+	// page, where "7" would otherwise mean "/7".
+	base := !private && r.IntN(5) == 0
+	if base {
+		baseDir = pagePrefix
+	}
+
+	p := &pageWriter{r: r}
+	p.b.Grow(w.cfg.PageSize + 512 + 96*len(links))
+	p.s("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", title, ": ")
+	p.words(3)
+	p.s("</title>\n")
+	if base {
+		p.s(`<base href="http://`, name, pagePrefix, "\">\n")
+	}
+	href := func(l link) string { return html.EscapeString(w.href(l, host, baseDir)) }
+	for _, l := range links {
+		if l.tag == tagLinkNext {
+			p.s(`<link rel="next" href="`, href(l), "\">\n")
+		}
+	}
+	p.s("</head>\n<body>\n<h1>", title, "</h1>\n<p>")
+	for _, l := range links {
+		if l.tag == tagA {
+			p.words(1 + r.IntN(4))
+			p.s(` <a href="`, href(l), `">`)
+			p.words(1 + r.IntN(2))
+			p.s("</a> ")
+		}
+	}
+	p.words(5)
+	p.s("</p>\n")
+	p.links(links, tagArea, "<map name=\"nav\">\n", "</map>\n", func(l link) {
+		p.s(`<area shape="rect" coords="0,0,80,20" href="`, href(l), `" alt="`)
+		p.words(1)
+		p.s("\">\n")
+	})
+	p.links(links, tagIframe, "", "", func(l link) {
+		p.s(`<iframe src="`, href(l), `" title="`)
+		p.words(2)
+		p.s("\"></iframe>\n")
+	})
+	// Outside a <frameset> a tree builder drops <frame>, but a tokenizer
+	// reports it; the ground truth counts these links.
+	p.links(links, tagFrame, "", "", func(l link) {
+		p.s(`<frame src="`, href(l), "\">\n")
+	})
+	// Links a crawler must ignore. The home page has all of them so that
+	// every crawl meets each at least once.
+	p.s("<p>")
+	if n == 0 || r.IntN(3) == 0 {
+		p.s(`Write to <a href="mailto:webmaster@`, name, `">the webmaster</a>. `)
+	}
+	if n == 0 || r.IntN(3) == 0 {
+		p.s(`<a href="javascript:void(0)">Menu</a>. `)
+	}
+	if n == 0 || r.IntN(3) == 0 {
+		p.s(`Call <a href="tel:+15550100">the desk</a>. `)
+	}
+	p.words(3)
+	p.s("</p>\n")
+
+	const tail = "</body>\n</html>\n"
+	const closeP = "</p>\n"
+	for p.b.Len()+len(tail) < w.cfg.PageSize {
+		p.s("<p>")
+		for i := 0; i < 60 && p.b.Len()+len(tail)+len(closeP) < w.cfg.PageSize; i++ {
+			p.words(1)
+			p.b.WriteByte(' ')
+		}
+		p.s(closeP)
+	}
+	p.s(tail)
+	return p.b.Bytes()
+}
+
+// links writes every link with tag t, between open and end if there is any.
+func (p *pageWriter) links(links []link, t tag, open, end string, write func(link)) {
+	first := true
+	for _, l := range links {
+		if l.tag != t {
+			continue
+		}
+		if first {
+			p.s(open)
+			first = false
+		}
+		write(l)
+	}
+	if !first {
+		p.s(end)
+	}
+}

@@ -1,0 +1,275 @@
+package fakeweb
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Judge states what the crawler was asked to do, so that Report can hold
+// it to that.
+type Judge struct {
+	// Delay is the crawler's minimum delay between the starts of two
+	// requests to one host. The gap required on a host is the larger of
+	// Delay and the host's Crawl-delay.
+	Delay time.Duration
+	// MaxDepth limits the ground truth. Seeds have depth 0, the links of a
+	// page at depth d have depth d+1, and the target of a redirect has the
+	// depth of the redirecting URL; the links of a page at depth MaxDepth
+	// are not followed. Zero means unlimited.
+	MaxDepth int
+	// Seeds are the URLs the crawl started from; empty means w.Seeds().
+	Seeds []string
+	// Tolerance forgives gaps short of the required gap by at most this
+	// much; zero judges strictly. The server stamps a request when its
+	// handler is entered, so a crawler that spaces the starts of its
+	// requests exactly Delay apart can be seen a little short because of
+	// network and scheduling jitter. One that waits Delay from the end of
+	// the previous response never is.
+	Tolerance time.Duration
+}
+
+// ViolationKind names a rule a crawler broke.
+type ViolationKind string
+
+const (
+	ViolationConcurrency     ViolationKind = "concurrency"      // two requests in flight to one host
+	ViolationGap             ViolationKind = "gap"              // requests to one host started too close together
+	ViolationDisallowed      ViolationKind = "disallowed"       // a path robots.txt disallows
+	ViolationBeforeRobots    ViolationKind = "before_robots"    // a request before robots.txt had been answered
+	ViolationUnavailableHost ViolationKind = "unavailable_host" // a request to a host whose robots.txt fails
+	ViolationUnknownHost     ViolationKind = "unknown_host"     // a request for a host the web does not have
+	ViolationDuplicate       ViolationKind = "duplicate"        // a URL fetched again after an answer
+	ViolationOutOfTruth      ViolationKind = "out_of_truth"     // a URL no correct crawl reaches
+)
+
+// Violation is one broken rule.
+type Violation struct {
+	Kind   ViolationKind `json:"kind"`
+	Host   string        `json:"host"`
+	Path   string        `json:"path"`
+	At     time.Time     `json:"at"` // the Start of the offending request
+	Detail string        `json:"detail"`
+}
+
+// maxViolations bounds Report.Violations; the counters are always complete.
+const maxViolations = 100
+
+// Report is the server-side judgment of a crawl: what the web actually
+// saw, compared with what a polite and correct crawler would have done.
+// A request can break several rules and is then counted under each.
+type Report struct {
+	Requests       int `json:"requests"`        // every logged request
+	PageRequests   int `json:"page_requests"`   // requests to virtual hosts other than robots.txt
+	RobotsRequests int `json:"robots_requests"` // requests for /robots.txt
+
+	// ConcurrencyViolations counts requests that started while another
+	// request to the same host was in flight (handler entered, response
+	// not yet ready).
+	ConcurrencyViolations int `json:"concurrency_violations"`
+	// GapViolations counts requests that started sooner after the previous
+	// request to the host than the required gap (see Judge.Delay);
+	// robots.txt counts like any other request.
+	GapViolations int `json:"gap_violations"`
+	// MinGap is the smallest start-to-start gap seen on each host with at
+	// least two requests, in nanoseconds in JSON.
+	MinGap map[string]time.Duration `json:"min_gap_ns"`
+	// DisallowedRequests counts requests for paths the host's robots.txt
+	// disallows for "godwit" (the /private/ pages).
+	DisallowedRequests int `json:"disallowed_requests"`
+	// BeforeRobots counts requests other than robots.txt that started
+	// before any robots.txt response of their host was ready.
+	BeforeRobots int `json:"before_robots"`
+	// UnavailableHostRequests counts requests other than robots.txt to
+	// hosts whose robots.txt answers 5xx or never answers.
+	UnavailableHostRequests int `json:"unavailable_host_requests"`
+	// UnknownHostRequests counts requests for hosts the web does not have
+	// (including CONNECT).
+	UnknownHostRequests int `json:"unknown_host_requests"`
+	// Duplicates counts requests, robots.txt aside, for a URL already
+	// answered once. URLs are compared after canonicalization (host case,
+	// ":80", query, fragment and dot segments folded), so "/p/7?utm_source=x"
+	// repeats "/p/7". A request that got no answer does not make later
+	// ones duplicates: retrying after a timeout is fine.
+	Duplicates int `json:"duplicates"`
+
+	// Reachable counts the pages of the ground truth: those reachable from
+	// the seeds within Judge.MaxDepth, following only the links of pages
+	// the crawler may fetch. Covered counts those answered 200 at least
+	// once, and Coverage is Covered/Reachable (1 when nothing is reachable).
+	Reachable int     `json:"reachable"`
+	Covered   int     `json:"covered"`
+	Coverage  float64 `json:"coverage"`
+	// OutOfTruth counts distinct URLs requested (robots.txt aside) that
+	// are neither a reachable page nor a reachable redirect: too deep,
+	// disallowed, on an unavailable host, or not on the web at all.
+	OutOfTruth int `json:"out_of_truth"`
+
+	// Violations details the first 100 violations in the order the
+	// requests arrived.
+	Violations []Violation `json:"violations"`
+}
+
+// OK reports whether the crawl broke no rule. Coverage is not a rule.
+func (r Report) OK() bool {
+	return r.ConcurrencyViolations == 0 && r.GapViolations == 0 && r.DisallowedRequests == 0 &&
+		r.BeforeRobots == 0 && r.UnavailableHostRequests == 0 && r.UnknownHostRequests == 0 &&
+		r.Duplicates == 0 && r.OutOfTruth == 0
+}
+
+// String summarizes the report on a few lines, for logs and test failures.
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "requests %d (pages %d, robots.txt %d); coverage %d/%d = %.3f\n",
+		r.Requests, r.PageRequests, r.RobotsRequests, r.Covered, r.Reachable, r.Coverage)
+	fmt.Fprintf(&b, "violations: concurrency %d, gap %d, disallowed %d, before robots %d, unavailable host %d, unknown host %d, duplicates %d, out of truth %d",
+		r.ConcurrencyViolations, r.GapViolations, r.DisallowedRequests, r.BeforeRobots,
+		r.UnavailableHostRequests, r.UnknownHostRequests, r.Duplicates, r.OutOfTruth)
+	for _, v := range r.Violations {
+		fmt.Fprintf(&b, "\n  %s %s%s: %s", v.Kind, v.Host, v.Path, v.Detail)
+	}
+	return b.String()
+}
+
+func (r *Report) flag(kind ViolationKind, q *Request, format string, args ...any) {
+	if len(r.Violations) < maxViolations {
+		r.Violations = append(r.Violations, Violation{
+			Kind: kind, Host: q.Host, Path: q.Path, At: q.Start, Detail: fmt.Sprintf(format, args...),
+		})
+	}
+}
+
+// hostTrack is the judge's running state for one host while it walks the
+// log in Start order.
+type hostTrack struct {
+	requests   int
+	lastStart  time.Time
+	lastEnd    time.Time // latest End among finished requests so far
+	open       int       // requests so far that never finished
+	robotsDone time.Time // earliest End of an answered robots.txt so far
+}
+
+// Report judges the requests logged since New or the last Reset.
+func (w *Web) Report(j Judge) Report {
+	reqs := w.log.snapshot()
+	seeds := j.Seeds
+	if len(seeds) == 0 {
+		seeds = w.Seeds()
+	}
+	t := w.truth(seeds, j.MaxDepth)
+	rep := Report{Reachable: t.reachable, MinGap: map[string]time.Duration{}}
+	pages := w.cfg.PagesPerHost
+	hosts := map[int]*hostTrack{}
+	answered := map[string]bool{} // canonical URL → answered at least once
+	outside := map[string]bool{}  // canonical URLs already counted in OutOfTruth
+	covered := make([]bool, len(t.pages))
+
+	for i := range reqs {
+		q := &reqs[i]
+		rep.Requests++
+		host, ok := w.lookupHost(q.Host)
+		if !ok {
+			rep.UnknownHostRequests++
+			rep.flag(ViolationUnknownHost, q, "%s %s: no such host on this web", q.Method, q.RawURL)
+			continue
+		}
+		h := hosts[host]
+		if h == nil {
+			h = &hostTrack{}
+			hosts[host] = h
+		}
+		kind := w.kind(host)
+		clean := cleanPath(q.Path)
+		res := w.resolve(host, clean)
+
+		// The log is sorted by Start, so every request that could overlap
+		// this one has been seen.
+		if h.open > 0 || h.lastEnd.After(q.Start) {
+			rep.ConcurrencyViolations++
+			rep.flag(ViolationConcurrency, q, "started while an earlier request to the host was in flight")
+		}
+		if q.End.IsZero() {
+			h.open++
+		} else if q.End.After(h.lastEnd) {
+			h.lastEnd = q.End
+		}
+
+		required := j.Delay
+		if kind == RobotsCrawlDelay {
+			required = max(required, w.cfg.CrawlDelay)
+		}
+		if h.requests > 0 {
+			gap := q.Start.Sub(h.lastStart)
+			if m, ok := rep.MinGap[q.Host]; !ok || gap < m {
+				rep.MinGap[q.Host] = gap
+			}
+			if gap < required-j.Tolerance {
+				rep.GapViolations++
+				rep.flag(ViolationGap, q, "started %v after the previous request to the host; %v required", gap, required)
+			}
+		}
+		h.requests++
+		h.lastStart = q.Start
+
+		if res.kind == resRobots {
+			rep.RobotsRequests++
+			if q.Status != 0 && !q.End.IsZero() && (h.robotsDone.IsZero() || q.End.Before(h.robotsDone)) {
+				h.robotsDone = q.End
+			}
+			continue
+		}
+		rep.PageRequests++
+		if h.robotsDone.IsZero() || h.robotsDone.After(q.Start) {
+			rep.BeforeRobots++
+			rep.flag(ViolationBeforeRobots, q, "no robots.txt response from the host was ready yet")
+		}
+		if !kind.available() {
+			rep.UnavailableHostRequests++
+			rep.flag(ViolationUnavailableHost, q, "the host's robots.txt is %s: nothing may be fetched", kind)
+		}
+		if kind.hasPrivate() && strings.HasPrefix(clean, privatePrefix) {
+			rep.DisallowedRequests++
+			rep.flag(ViolationDisallowed, q, "robots.txt disallows %s", privatePrefix)
+		}
+		key := q.Host + clean
+		if answered[key] {
+			rep.Duplicates++
+			rep.flag(ViolationDuplicate, q, "%s was already fetched (this time as %s)", "http://"+key, q.RawURL)
+		}
+		if q.Status != 0 {
+			answered[key] = true
+		}
+
+		idx := host*pages + res.n
+		switch {
+		case res.kind == resPage && t.pages[idx] >= 0:
+			if q.Status == http.StatusOK && !covered[idx] {
+				covered[idx] = true
+				rep.Covered++
+			}
+		case res.kind == resRedirect && t.redirects[idx] >= 0:
+		case !outside[key]:
+			outside[key] = true
+			rep.OutOfTruth++
+			rep.flag(ViolationOutOfTruth, q, "%s", outOfTruthReason(kind, res))
+		}
+	}
+	rep.Coverage = 1
+	if rep.Reachable > 0 {
+		rep.Coverage = float64(rep.Covered) / float64(rep.Reachable)
+	}
+	return rep
+}
+
+func outOfTruthReason(kind RobotsKind, res resource) string {
+	switch {
+	case res.kind == resNotFound:
+		return "not a URL of this web (404)"
+	case res.kind == resPrivate:
+		return "a private page robots.txt disallows"
+	case !kind.available():
+		return "on a host whose robots.txt is " + kind.String()
+	}
+	return "not reachable from the seeds within the depth limit"
+}

@@ -1,0 +1,113 @@
+package fakeweb
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Web is one simulated web. All its methods are safe for concurrent use.
+type Web struct {
+	cfg       Config // defaulted and validated; never changed after New
+	dotDomain string // "." + cfg.Domain
+
+	robotsDisallow   []byte // bodies for RobotsDisallow and RobotsCrawlDelay hosts
+	robotsCrawlDelay []byte
+
+	log requestLog
+
+	stop      chan struct{} // closed by Close; ends every wait in every handler
+	closeOnce sync.Once
+}
+
+// New builds the web described by cfg after applying cfg.Default. It
+// starts nothing: serve it with Serve or mount Handler on a server of
+// your own.
+func New(cfg Config) (*Web, error) {
+	cfg.Default()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.Robots = append([]RobotsKind(nil), cfg.Robots...)
+	const groups = "User-agent: *\nDisallow: /private/\n"
+	const otherbot = "\nUser-agent: otherbot\nDisallow: /\n"
+	return &Web{
+		cfg:              cfg,
+		dotDomain:        "." + cfg.Domain,
+		robotsDisallow:   []byte(groups + otherbot),
+		robotsCrawlDelay: []byte(groups + "Crawl-delay: " + seconds(cfg.CrawlDelay) + "\n" + otherbot),
+		stop:             make(chan struct{}),
+	}, nil
+}
+
+// seconds writes d in seconds with as many decimals as it needs: "1", "0.2".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+}
+
+// Config returns the effective configuration, defaults filled in.
+func (w *Web) Config() Config {
+	c := w.cfg
+	c.Robots = append([]RobotsKind(nil), w.cfg.Robots...)
+	return c
+}
+
+// Close ends every wait in progress in any handler of this web (a hanging
+// robots.txt, Latency) by dropping its connection unanswered, and makes
+// every later wait end the same way at once. Use it when the Handler is
+// served by a server Serve does not own, such as an httptest.Server, whose
+// Close would otherwise wait for hanging requests forever. Close is
+// idempotent and returns nil.
+func (w *Web) Close() error {
+	w.closeOnce.Do(func() { close(w.stop) })
+	return nil
+}
+
+// kind is the robots.txt behaviour of host i.
+func (w *Web) kind(i int) RobotsKind {
+	if len(w.cfg.Robots) == 0 {
+		return RobotsAllow
+	}
+	return w.cfg.Robots[i%len(w.cfg.Robots)]
+}
+
+// Robots reports the robots.txt behaviour of host i (0 <= i < Hosts).
+func (w *Web) Robots(i int) RobotsKind { return w.kind(i) }
+
+// Seeds returns the home page of every host, "http://hK.<domain>/", in
+// host order.
+func (w *Web) Seeds() []string {
+	seeds := make([]string, w.cfg.Hosts)
+	for i := range seeds {
+		seeds[i] = "http://" + w.hostName(i) + "/"
+	}
+	return seeds
+}
+
+// Page returns the exact body served with status 200 for rawURL, which
+// must be an absolute http URL: a page, a /private/ page, or a robots.txt
+// that answers 200. Spellings are folded as the server folds them (host
+// case, ":80", dot segments; query and fragment are ignored). For anything
+// else ok is false.
+func (w *Web) Page(rawURL string) (body []byte, ok bool) {
+	host, clean, ok := w.parseURL(rawURL)
+	if !ok {
+		return nil, false
+	}
+	resp := w.respond(host, w.resolve(host, clean))
+	if resp.status != http.StatusOK {
+		return nil, false
+	}
+	// robots.txt bodies are shared with the handler.
+	return bytes.Clone(resp.body), true
+}
+
+// Requests returns a copy of the request log in the order requests
+// arrived. A request still in flight has a zero End.
+func (w *Web) Requests() []Request { return w.log.snapshot() }
+
+// Reset clears the request log so the web can judge another crawl.
+// Requests in flight when Reset is called are left out of the new log.
+func (w *Web) Reset() { w.log.reset() }
