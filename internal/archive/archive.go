@@ -1,0 +1,140 @@
+package archive
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/fetch"
+	"github.com/godwit-crawler/godwit/internal/warc"
+)
+
+var _ crawl.Archive = (*Archive)(nil)
+
+// Archive writes fetches to WARC files.
+type Archive struct {
+	w      *warc.Writer
+	dir    string
+	digest string
+}
+
+// New returns an Archive writing WARC files as cfg says; the files are
+// created on the first Record.
+func New(cfg warc.WriterConfig) (*Archive, error) {
+	cfg.Default()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	w, err := warc.NewWriter(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Archive{w: w, dir: cfg.Dir, digest: cfg.Digest}, nil
+}
+
+// Record writes a request and a response record for resp and returns the
+// response record's location.
+func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response) (crawl.Capture, error) {
+	date := resp.Start.UTC()
+	respRec := &warc.Record{Type: warc.TypeResponse}
+	respID := warc.NewRecordID()
+	h := &respRec.Header
+	h.Set(warc.FieldRecordID, respID)
+	h.Set(warc.FieldDate, warc.FormatDate(date))
+	h.Set(warc.FieldTargetURI, resp.URL)
+	if resp.IP != "" {
+		h.Set(warc.FieldIPAddress, resp.IP)
+	}
+	h.Set(warc.FieldContentType, "application/http;msgtype=response")
+	h.Set(warc.FieldPayloadDigest, warc.Digest(a.digest, resp.Body))
+	if resp.Truncated != "" {
+		h.Set(warc.FieldTruncated, resp.Truncated)
+	}
+	respRec.Block = make([]byte, 0, len(resp.RawHeader)+len(resp.Body))
+	respRec.Block = append(append(respRec.Block, resp.RawHeader...), resp.Body...)
+
+	reqRec := &warc.Record{Type: warc.TypeRequest, Block: resp.RawRequest}
+	h = &reqRec.Header
+	h.Set(warc.FieldDate, warc.FormatDate(date))
+	h.Set(warc.FieldTargetURI, resp.URL)
+	h.Set(warc.FieldConcurrentTo, respID)
+	h.Set(warc.FieldContentType, "application/http;msgtype=request")
+
+	locs, err := a.w.Write(reqRec, respRec)
+	if err != nil {
+		return crawl.Capture{}, fmt.Errorf("archive: record %s: %w", resp.URL, err)
+	}
+	loc := locs[1]
+	return crawl.Capture{File: loc.File, Offset: loc.Offset, Length: loc.Length}, nil
+}
+
+// Load reads back the response record at c and parses its HTTP message.
+func (a *Archive) Load(_ context.Context, c crawl.Capture) (*fetch.Response, error) {
+	f, err := a.open(c.File)
+	if err != nil {
+		return nil, fmt.Errorf("archive: load %s: %w", c.File, err)
+	}
+	defer f.Close()
+	r, err := warc.NewReader(io.NewSectionReader(f, c.Offset, c.Length))
+	if err != nil {
+		return nil, fmt.Errorf("archive: load %s@%d: %w", c.File, c.Offset, err)
+	}
+	rec, err := r.Next()
+	if err != nil {
+		return nil, fmt.Errorf("archive: load %s@%d: %w", c.File, c.Offset, err)
+	}
+	if rec.Type != warc.TypeResponse {
+		return nil, fmt.Errorf("archive: load %s@%d: record type %q, want response", c.File, c.Offset, rec.Type)
+	}
+	hr, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(rec.Block)), nil)
+	if err != nil {
+		return nil, fmt.Errorf("archive: load %s@%d: %w", c.File, c.Offset, err)
+	}
+	// The record's block frames the body: read to its end, whatever the
+	// (possibly truncated) Content-Length said.
+	hr.Body.Close()
+	_, body, _ := bytes.Cut(rec.Block, []byte("\r\n\r\n"))
+	return &fetch.Response{
+		URL:       rec.Header.Get(warc.FieldTargetURI),
+		Status:    hr.StatusCode,
+		Proto:     hr.Proto,
+		Header:    hr.Header,
+		Body:      body,
+		Truncated: rec.Header.Get(warc.FieldTruncated),
+		IP:        rec.Header.Get(warc.FieldIPAddress),
+	}, nil
+}
+
+// open opens a WARC file by its final name, or as the file still being written.
+func (a *Archive) open(name string) (*os.File, error) {
+	if name != filepath.Base(name) {
+		return nil, fmt.Errorf("archive: bad file name %q", name)
+	}
+	// The writer may rename the file between two attempts: try the final
+	// name, the open name, and the final name again.
+	f, err := os.Open(filepath.Join(a.dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		f, err = os.Open(filepath.Join(a.dir, name+warc.OpenSuffix))
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		f, err = os.Open(filepath.Join(a.dir, name))
+	}
+	return f, err
+}
+
+// Files lists the WARC files written so far (base names).
+func (a *Archive) Files() []string { return a.w.Files() }
+
+// Sync flushes the current WARC file to stable storage.
+func (a *Archive) Sync() error { return a.w.Sync() }
+
+// Close finishes the current WARC file.
+func (a *Archive) Close() error { return a.w.Close() }

@@ -1,0 +1,81 @@
+package crawl
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/godwit-crawler/godwit/internal/politeness"
+	"github.com/godwit-crawler/godwit/internal/urlnorm"
+)
+
+// Config is the core's configuration: plain data, the zero value plus
+// Default works, Validate checks it. Only cmd/godwit reads flags and files.
+type Config struct {
+	Workers      int       // concurrent workers; default 16
+	MaxDepth     int       // link hops from a seed; 0 = unlimited
+	MaxPages     int64     // page fetches (robots.txt not counted); 0 = unlimited
+	MaxRedirects int       // consecutive redirects followed; default 5
+	MaxRetries   int       // extra attempts after a transient failure; default 2
+	Scope        ScopeMode // default ScopeDomain
+	// Agent is the product token matched against robots.txt user-agent
+	// lines; default "godwit".
+	Agent string
+	// Grace is how long in-flight fetches may continue after the crawl is
+	// told to stop; default 5s.
+	Grace      time.Duration
+	Politeness politeness.Policy
+	URL        urlnorm.Options
+}
+
+// Default fills zero fields.
+func (c *Config) Default() {
+	if c.Workers == 0 {
+		c.Workers = 16
+	}
+	if c.MaxRedirects == 0 {
+		c.MaxRedirects = 5
+	}
+	if c.MaxRetries == 0 {
+		c.MaxRetries = 2
+	}
+	if c.Scope == "" {
+		c.Scope = ScopeDomain
+	}
+	if c.Agent == "" {
+		c.Agent = "godwit"
+	}
+	if c.Grace == 0 {
+		c.Grace = 5 * time.Second
+	}
+	c.Politeness.Default()
+	c.URL.Default()
+}
+
+// Validate reports every setting that cannot work.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Workers < 1 {
+		errs = append(errs, fmt.Errorf("crawl: workers %d must be at least 1", c.Workers))
+	}
+	if c.MaxDepth < 0 {
+		errs = append(errs, fmt.Errorf("crawl: max depth %d is negative", c.MaxDepth))
+	}
+	if c.MaxPages < 0 {
+		errs = append(errs, fmt.Errorf("crawl: max pages %d is negative", c.MaxPages))
+	}
+	if c.MaxRedirects < 0 {
+		errs = append(errs, fmt.Errorf("crawl: max redirects %d is negative", c.MaxRedirects))
+	}
+	if c.MaxRetries < 0 {
+		errs = append(errs, fmt.Errorf("crawl: max retries %d is negative", c.MaxRetries))
+	}
+	if _, err := ParseScope(string(c.Scope)); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Grace < 0 {
+		errs = append(errs, fmt.Errorf("crawl: grace %v is negative", c.Grace))
+	}
+	errs = append(errs, c.Politeness.Validate(), c.URL.Validate())
+	return errors.Join(errs...)
+}

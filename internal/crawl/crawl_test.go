@@ -1,0 +1,280 @@
+package crawl_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/crawltest"
+	"github.com/godwit-crawler/godwit/internal/fetch"
+	"github.com/godwit-crawler/godwit/internal/frontier"
+	"github.com/godwit-crawler/godwit/internal/politeness"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+type site map[string]crawltest.Page
+
+// crawlSite crawls pages from seeds with a fast but otherwise default policy
+// and returns what the fake web saw and what the archive got.
+func crawlSite(t *testing.T, cfg crawl.Config, pages site, seeds ...string) (*crawltest.Fetcher, *crawltest.Archive, crawl.Stats) {
+	t.Helper()
+	cfg.Politeness = politeness.Policy{Delay: time.Microsecond, RobotsBackoff: time.Millisecond, RobotsBackoffMax: 10 * time.Millisecond}
+	cfg.Politeness.Default()
+	f := crawltest.NewFetcher(pages)
+	a := &crawltest.Archive{}
+	c, err := crawl.New(cfg, crawl.Deps{
+		Frontier: frontier.New(frontier.Options{Policy: cfg.Politeness}),
+		Fetcher:  f,
+		Archive:  a,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AddSeeds(t.Context(), seeds); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Run(t.Context()); err != nil {
+		t.Fatalf("Run() = %v", err)
+	}
+	return f, a, c.Stats()
+}
+
+func TestRobotsFirstAndObeyed(t *testing.T) {
+	pages := site{
+		"http://a.test/robots.txt": crawltest.HTML("User-agent: *\nDisallow: /private\n"),
+		"http://a.test/":           crawltest.HTML(`<a href="/public">p</a> <a href="/private/x">x</a> <a href="http://b.a.test/">b</a>`),
+		"http://a.test/public":     crawltest.HTML(""),
+		"http://a.test/private/x":  crawltest.HTML(""),
+		"http://b.a.test/":         crawltest.HTML(""),
+	}
+	f, _, st := crawlSite(t, crawl.Config{}, pages, "http://a.test/")
+	reqs := f.Requests()
+	seenRobots := map[string]bool{}
+	for _, r := range reqs {
+		host := strings.Split(strings.TrimPrefix(r, "http://"), "/")[0]
+		if strings.HasSuffix(r, "/robots.txt") {
+			seenRobots[host] = true
+			continue
+		}
+		if !seenRobots[host] {
+			t.Errorf("%s requested before %s/robots.txt", r, host)
+		}
+	}
+	if slices.Contains(reqs, "http://a.test/private/x") {
+		t.Error("fetched a path robots.txt disallows")
+	}
+	for _, want := range []string{"http://a.test/public", "http://b.a.test/"} {
+		if !slices.Contains(reqs, want) {
+			t.Errorf("%s not fetched; requests: %v", want, reqs)
+		}
+	}
+	if st.RobotsDisallowed != 1 {
+		t.Errorf("RobotsDisallowed = %d, want 1", st.RobotsDisallowed)
+	}
+}
+
+// TestRobotsStatusHandling covers RFC 9309 §2.3.1: 4xx allows everything,
+// 5xx and network failures disallow everything (retried, then given up).
+func TestRobotsStatusHandling(t *testing.T) {
+	tests := []struct {
+		name      string
+		robots    crawltest.Page
+		wantPages bool
+		wantTries int
+	}{
+		{"404 allows all", crawltest.Status(404), true, 1},
+		{"403 allows all", crawltest.Status(403), true, 1},
+		{"500 disallows all", crawltest.Status(500), false, 3},
+		{"503 disallows all", crawltest.Status(503), false, 3},
+		{"429 disallows all", crawltest.Status(429), false, 3},
+		{"unreachable disallows all", crawltest.Page{Err: fmt.Errorf("dial: %w", context.DeadlineExceeded)}, false, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pages := site{
+				"http://a.test/robots.txt": tt.robots,
+				"http://a.test/":           crawltest.HTML(`<a href="/x">x</a>`),
+				"http://a.test/x":          crawltest.HTML(""),
+			}
+			f, _, st := crawlSite(t, crawl.Config{}, pages, "http://a.test/")
+			var robots, other int
+			for _, r := range f.Requests() {
+				if strings.HasSuffix(r, "/robots.txt") {
+					robots++
+				} else {
+					other++
+				}
+			}
+			if robots != tt.wantTries {
+				t.Errorf("robots.txt requested %d times, want %d", robots, tt.wantTries)
+			}
+			if got := other > 0; got != tt.wantPages {
+				t.Errorf("pages fetched: %d, want pages fetched = %v", other, tt.wantPages)
+			}
+			if !tt.wantPages && st.RobotsUnavailable != 1 {
+				t.Errorf("RobotsUnavailable = %d, want 1 (the seed)", st.RobotsUnavailable)
+			}
+		})
+	}
+}
+
+func TestRobotsRedirectsFollowed(t *testing.T) {
+	pages := site{
+		"http://a.test/robots.txt":  crawltest.Redirect("https://a.test/robots.txt"),
+		"https://a.test/robots.txt": crawltest.HTML("User-agent: godwit\nDisallow: /x\n"),
+		"http://a.test/":            crawltest.HTML(`<a href="/x">x</a><a href="/y">y</a>`),
+		"http://a.test/y":           crawltest.HTML(""),
+	}
+	f, _, _ := crawlSite(t, crawl.Config{}, pages, "http://a.test/")
+	want := []string{"http://a.test/robots.txt", "https://a.test/robots.txt", "http://a.test/", "http://a.test/y"}
+	if got := f.Requests(); !slices.Equal(got, want) {
+		t.Errorf("requests = %v, want %v", got, want)
+	}
+}
+
+func TestRedirectsBecomeLinks(t *testing.T) {
+	pages := site{
+		"http://a.test/":   crawltest.Redirect("/r1"),
+		"http://a.test/r1": crawltest.Redirect("http://a.test/r2"),
+		"http://a.test/r2": crawltest.Redirect("/"), // a loop: the seen-set ends it
+	}
+	for i := 0; i < 10; i++ {
+		pages[fmt.Sprintf("http://a.test/c%d", i)] = crawltest.Redirect(fmt.Sprintf("/c%d", i+1))
+	}
+	pages["http://a.test/r2"] = crawltest.Redirect("/c0")
+	f, _, st := crawlSite(t, crawl.Config{MaxRedirects: 5}, pages, "http://a.test/")
+	// / → r1 → r2 → c0 → c1 → c2 is five hops; c3 would be the sixth.
+	for _, r := range f.Requests() {
+		if r == "http://a.test/c3" {
+			t.Errorf("followed a sixth redirect: %v", f.Requests())
+		}
+	}
+	if !slices.Contains(f.Requests(), "http://a.test/c2") {
+		t.Errorf("fifth redirect not followed: %v", f.Requests())
+	}
+	if st.TooManyRedirects != 1 || st.Redirects != 6 {
+		t.Errorf("TooManyRedirects = %d, Redirects = %d; want 1, 6", st.TooManyRedirects, st.Redirects)
+	}
+}
+
+func TestScopeAndDepth(t *testing.T) {
+	pages := site{
+		"http://www.a.test/":  crawltest.HTML(`<a href="http://cdn.a.test/1">same domain</a><a href="http://b.test/">other</a>`),
+		"http://cdn.a.test/1": crawltest.HTML(`<a href="http://cdn.a.test/2">deeper</a>`),
+		"http://cdn.a.test/2": crawltest.HTML(`<a href="http://cdn.a.test/3">too deep</a>`),
+		"http://b.test/":      crawltest.HTML(""),
+		"http://cdn.a.test/3": crawltest.HTML(""),
+	}
+	tests := []struct {
+		cfg  crawl.Config
+		want []string
+	}{
+		{crawl.Config{Scope: crawl.ScopeDomain, MaxDepth: 2}, []string{"http://www.a.test/", "http://cdn.a.test/1", "http://cdn.a.test/2"}},
+		{crawl.Config{Scope: crawl.ScopeHost}, []string{"http://www.a.test/"}},
+		{crawl.Config{Scope: crawl.ScopeAny, MaxDepth: 1}, []string{"http://www.a.test/", "http://cdn.a.test/1", "http://b.test/"}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s-depth%d", tt.cfg.Scope, tt.cfg.MaxDepth), func(t *testing.T) {
+			f, _, _ := crawlSite(t, tt.cfg, pages, "http://www.a.test/")
+			var got []string
+			for _, r := range f.Requests() {
+				if !strings.HasSuffix(r, "/robots.txt") {
+					got = append(got, r)
+				}
+			}
+			slices.Sort(got)
+			slices.Sort(tt.want)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("fetched %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTransientFailuresRetried(t *testing.T) {
+	pages := site{
+		"http://a.test/":  crawltest.HTML(`<a href="/e">e</a>`),
+		"http://a.test/e": crawltest.Status(503),
+	}
+	f, a, st := crawlSite(t, crawl.Config{MaxRetries: 2}, pages, "http://a.test/")
+	n := 0
+	for _, r := range f.Requests() {
+		if r == "http://a.test/e" {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("503 page fetched %d times, want 3 (1 + 2 retries)", n)
+	}
+	if st.Transient != 1 || st.Retries != 2 {
+		t.Errorf("Transient = %d, Retries = %d; want 1, 2", st.Transient, st.Retries)
+	}
+	if got := len(a.URLs()); got != 5 { // robots.txt, /, and three 503s: every exchange is archived
+		t.Errorf("archived %d responses, want 5", got)
+	}
+}
+
+// TestArchiveFailureStopsTheCrawl: a crawl that cannot record what it
+// fetches must stop rather than fetch on.
+func TestArchiveFailureStopsTheCrawl(t *testing.T) {
+	pages := site{"http://a.test/": crawltest.HTML(`<a href="/1">1</a>`), "http://a.test/1": crawltest.HTML("")}
+	cfg := crawl.Config{}
+	cfg.Politeness = politeness.Policy{Delay: time.Microsecond}
+	cfg.Politeness.Default()
+	diskFull := errors.New("disk full")
+	c, err := crawl.New(cfg, crawl.Deps{
+		Frontier: frontier.New(frontier.Options{Policy: cfg.Politeness}),
+		Fetcher:  crawltest.NewFetcher(pages),
+		Archive:  &crawltest.Archive{Err: diskFull},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.AddSeeds(t.Context(), []string{"http://a.test/"})
+	if err := c.Run(t.Context()); !errors.Is(err, diskFull) {
+		t.Fatalf("Run() = %v, want the archive's error", err)
+	}
+	if st := c.Stats(); st.Frontier.Queued != 1 {
+		t.Errorf("queued after failure = %d, want the seed kept (1)", st.Frontier.Queued)
+	}
+}
+
+func TestPolicyRefusalIsNotARequest(t *testing.T) {
+	refused := fmt.Errorf("dial 127.0.0.1: %w", fetch.ErrForbiddenAddress)
+	pages := site{"http://a.test/robots.txt": {Err: refused}, "http://a.test/": {Err: refused}}
+	f, _, st := crawlSite(t, crawl.Config{}, pages, "http://a.test/")
+	if got := f.Requests(); len(got) != 1 {
+		t.Errorf("requests = %v, want only the refused robots.txt attempt", got)
+	}
+	if st.Policy != 1 {
+		t.Errorf("Policy = %d, want 1", st.Policy)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []crawl.Config{
+		{Workers: -1},
+		{MaxDepth: -1},
+		{Scope: "planet"},
+		{MaxPages: -5},
+	}
+	for _, cfg := range tests {
+		cfg.Default()
+		if err := cfg.Validate(); err == nil {
+			t.Errorf("Validate(%+v) = nil, want an error", cfg)
+		}
+	}
+	var ok crawl.Config
+	ok.Default()
+	if err := ok.Validate(); err != nil {
+		t.Errorf("default config invalid: %v", err)
+	}
+}

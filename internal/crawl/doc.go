@@ -1,0 +1,23 @@
+// Package crawl is godwit's core: the domain types (Link, Task, Lease,
+// Outcome), the small interfaces the core consumes (Frontier, Fetcher,
+// Archive), and the worker loop that ties them together.
+//
+// Each worker is a plain sequence of calls:
+//
+//	lease := frontier.Next()            // blocks until some host may be touched
+//	robots gate                          // robots.txt first, then obey it
+//	resp := fetcher.Fetch()              // one request, captured for the archive
+//	archive.Record(resp)                 // WARC request + response
+//	links := discover(extract(resp))     // normalize, scope, depth, redirects
+//	frontier.Add(links); frontier.Complete(lease, outcome)
+//
+// Workers never sleep for politeness: the frontier does not hand out a host
+// before its ready time and never hands out a host that has a lease in
+// flight. Every request to a host, robots.txt included, goes through one
+// lease, so the host's delay applies to all of them.
+//
+// The package imports only leaf packages (urlnorm, robots, extract,
+// politeness) and fetch's value types. Adapters (frontier, archive) import
+// crawl, never the reverse; cmd/godwit wires them. A Crawler is used by one
+// Run at a time; Stats may be read concurrently.
+package crawl

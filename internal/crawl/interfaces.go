@@ -1,0 +1,56 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+
+	"github.com/godwit-crawler/godwit/internal/fetch"
+)
+
+// ErrExhausted is returned by Frontier.Next when nothing is queued and no
+// lease is outstanding: the crawl is complete.
+var ErrExhausted = errors.New("crawl: frontier exhausted")
+
+// Frontier schedules URLs. Its state changes only through Add and Complete,
+// each deterministic given the prior state and idempotent. Implementations
+// are safe for concurrent use.
+type Frontier interface {
+	// Add queues the links whose keys were not seen before and reports how
+	// many. A seen key found again at a smaller depth takes the smaller
+	// depth: still queued, it is simply updated; already fetched, it is
+	// queued again as a Replay of its capture, so that its links are
+	// followed from the smaller depth without fetching it twice.
+	Add(ctx context.Context, links []Link) (int, error)
+	// Next blocks until a host is ready and returns a lease for the head of
+	// its queue. It returns ErrExhausted when the crawl is complete, or
+	// ctx.Err() when ctx ends first.
+	Next(ctx context.Context) (Lease, error)
+	// Complete ends a lease. Completing a lease twice is a no-op.
+	Complete(ctx context.Context, l Lease, out Outcome) error
+	// Stats is a consistent snapshot of the frontier's size.
+	Stats() FrontierStats
+}
+
+// FrontierStats describes the frontier at one instant.
+type FrontierStats struct {
+	Queued   int // URLs waiting
+	InFlight int // leases outstanding
+	Hosts    int // hosts known
+	Active   int // hosts with queued URLs or a lease in flight
+	Seen     int // distinct URL keys ever added
+}
+
+// Fetcher performs one HTTP exchange. fetch.Client implements it.
+type Fetcher interface {
+	Fetch(ctx context.Context, req fetch.Request) (*fetch.Response, error)
+	Decode(resp *fetch.Response) ([]byte, error)
+}
+
+// Archive records fetched exchanges (WARC) and reads them back.
+// Implementations are safe for concurrent use.
+type Archive interface {
+	// Record archives one exchange and returns where its response went.
+	Record(ctx context.Context, t Task, resp *fetch.Response) (Capture, error)
+	// Load reads an archived response back (status, header, body as received).
+	Load(ctx context.Context, c Capture) (*fetch.Response, error)
+}

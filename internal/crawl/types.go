@@ -1,0 +1,102 @@
+package crawl
+
+import (
+	"time"
+
+	"github.com/godwit-crawler/godwit/internal/robots"
+)
+
+// Link is a discovered URL that passed normalization, scope and the trap
+// filters and is ready to be queued. Adding a Link whose Key was seen before
+// is a no-op.
+type Link struct {
+	URL   string // normalized absolute URL, the form that is fetched
+	Key   string // canonical crawl key: the identity in the seen-set
+	Host  string // politeness key (urlnorm.Host)
+	Depth int    // link hops from a seed; a redirect target keeps its source's depth
+	Hops  int    // consecutive redirects that led here
+	Via   string // URL of the page or redirect that discovered it; "" for seeds
+}
+
+// Task is a Link handed to a worker by the frontier.
+type Task struct {
+	Link
+	Attempt int // 0 on the first try; incremented by each Retry outcome
+	// Replay, when set, asks the worker to process the archived response at
+	// this location again instead of fetching: the URL was found by a
+	// shorter path after it was fetched, and its links must be followed at
+	// the smaller depth. Replay sends no request.
+	Replay *Capture
+}
+
+// Capture locates an archived response: the WARC file (base name) and the
+// byte range of the record's gzip member.
+type Capture struct {
+	File   string
+	Offset int64
+	Length int64
+}
+
+// Lease is the frontier's grant to make (at most) one request to Task.Host.
+// The host gets no other lease until this one is completed.
+type Lease struct {
+	ID     uint64
+	Task   Task
+	Robots RobotsState // the host's robots.txt state when the lease was granted
+}
+
+// RobotsStatus is what godwit knows about a host's robots.txt, in RFC 9309 terms.
+type RobotsStatus uint8
+
+const (
+	RobotsUnknown     RobotsStatus = iota // not fetched yet
+	RobotsOK                              // 2xx: the rules apply
+	RobotsMissing                         // 4xx (or too many redirects): allow all
+	RobotsUnavailable                     // 5xx or unreachable: disallow all, retry later
+	RobotsGaveUp                          // unreachable too many times: the host's URLs are dropped
+)
+
+var robotsStatusNames = [...]string{"unknown", "ok", "missing", "unavailable", "gave-up"}
+
+func (s RobotsStatus) String() string {
+	if int(s) < len(robotsStatusNames) {
+		return robotsStatusNames[s]
+	}
+	return "invalid"
+}
+
+// RobotsState is a host's robots.txt as the frontier stores it.
+type RobotsState struct {
+	Status    RobotsStatus
+	Body      []byte        // the robots.txt body as fetched (status OK), kept so the state can be persisted
+	Rules     *robots.Group // the group that applies to our agent; nil unless Status is RobotsOK
+	FetchedAt time.Time     // when the current answer arrived
+	Failures  int           // consecutive unavailable answers
+	URL       string        // where to ask next while following redirects; "" = the default location
+	Hops      int           // redirects followed so far for the current fetch
+}
+
+// Disposition says what the frontier does with a completed lease's task.
+type Disposition uint8
+
+const (
+	Done    Disposition = iota // the task is finished (fetched, failed for good, or skipped)
+	Retry                      // try again later: back of the host queue, Attempt+1
+	Requeue                    // the lease was spent on something else (robots.txt): front of the queue, unchanged
+)
+
+// Outcome is what a worker reports for a lease.
+type Outcome struct {
+	Disposition Disposition
+	// Requested reports that a request was sent to the host, so its
+	// politeness clock restarts at End.
+	Requested bool
+	End       time.Time // when the exchange with the host ended
+	Status    int       // HTTP status, 0 when none was received
+	Class     Class     // why the task failed or was skipped; ClassNone on success
+	Reason    string    // short machine-readable detail, e.g. "robots-disallowed"
+	// Robots, when set, replaces the host's robots.txt state.
+	Robots *RobotsState
+	// Capture is where the page's response was archived, when it was.
+	Capture *Capture
+}

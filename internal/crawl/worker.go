@@ -1,0 +1,174 @@
+package crawl
+
+import (
+	"context"
+
+	"github.com/godwit-crawler/godwit/internal/extract"
+	"github.com/godwit-crawler/godwit/internal/fetch"
+)
+
+// process does everything one lease allows: at most one request to the
+// host. It returns the outcome and the links to queue. An error is fatal to
+// the crawl (the archive could not record a response).
+func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error) {
+	t := l.Task
+	if t.Replay != nil {
+		return c.replay(ctx, t)
+	}
+	if c.robotsNeeded(l.Robots, c.now()) {
+		return c.fetchRobots(ctx, l), nil, nil
+	}
+	switch {
+	case l.Robots.Status == RobotsGaveUp:
+		c.stats.robotsUnavailable.Add(1)
+		c.stats.countClass(ClassPolicy)
+		return Outcome{Disposition: Done, Class: ClassPolicy, Reason: "robots-unavailable"}, nil, nil
+	case !robotsAllows(l.Robots, t.URL):
+		c.stats.robotsDisallowed.Add(1)
+		c.stats.countClass(ClassPolicy)
+		c.log.Debug("robots.txt disallows", "url", t.URL)
+		return Outcome{Disposition: Done, Class: ClassPolicy, Reason: "robots-disallowed"}, nil, nil
+	}
+	if !c.takePage() {
+		// The page budget is spent: leave the task where it was.
+		return Outcome{Disposition: Requeue, Reason: "max-pages"}, nil, nil
+	}
+	return c.fetchPage(ctx, t)
+}
+
+// takePage reserves one page from the --max-pages budget, and ends the
+// crawl's dispatch when the budget runs out.
+func (c *Crawler) takePage() bool {
+	if c.cfg.MaxPages == 0 {
+		return true
+	}
+	n := c.budget.Add(1)
+	if n >= c.cfg.MaxPages {
+		c.stopDispatch()
+	}
+	return n <= c.cfg.MaxPages
+}
+
+func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error) {
+	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: t.URL})
+	if err != nil {
+		return c.fetchFailed(ctx, t, err), nil, nil
+	}
+	c.stats.pages.Add(1)
+	c.stats.bytes.Add(int64(len(resp.Body)))
+	capture, err := c.archive.Record(ctx, t, resp)
+	if err != nil {
+		// Without the archive there is no point fetching: stop the crawl,
+		// keep the task for the next run.
+		return Outcome{Disposition: Requeue, Requested: true, End: resp.End}, nil, err
+	}
+	out := Outcome{Disposition: Done, Requested: true, End: resp.End, Status: resp.Status, Capture: &capture}
+	c.log.Debug("fetched", "url", t.URL, "status", resp.Status, "bytes", len(resp.Body), "depth", t.Depth)
+
+	cands := c.candidates(t, resp)
+	switch s := resp.Status; {
+	case s >= 300 && s < 400:
+		c.stats.redirects.Add(1)
+	case s >= 500 || s == 429:
+		out.Class, out.Reason = ClassTransient, "http-status"
+		if t.Attempt < c.cfg.MaxRetries {
+			out.Disposition = Retry
+			c.stats.retries.Add(1)
+		} else {
+			c.stats.countClass(ClassTransient)
+		}
+	case s >= 400:
+		out.Class, out.Reason = ClassPermanent, "http-status"
+		c.stats.countClass(ClassPermanent)
+	}
+	return out, c.discover(t, cands), nil
+}
+
+// candidates returns the URLs a response leads to: its redirect target, or
+// the links of an HTML page.
+func (c *Crawler) candidates(t Task, resp *fetch.Response) []candidate {
+	switch s := resp.Status; {
+	case s >= 300 && s < 400:
+		if loc, ok := resp.Location(); ok {
+			return []candidate{{raw: loc, redirect: true}}
+		}
+	case s >= 200 && s < 300:
+		return c.pageLinks(t, resp)
+	}
+	return nil
+}
+
+// replay processes an archived response again for a URL whose depth
+// shrank after it was fetched. No request is made.
+func (c *Crawler) replay(ctx context.Context, t Task) (Outcome, []Link, error) {
+	resp, err := c.archive.Load(ctx, *t.Replay)
+	if err != nil {
+		c.log.Warn("cannot replay archived response", "url", t.URL, "capture", *t.Replay, "err", err)
+		return Outcome{Disposition: Done, Reason: "replay-failed"}, nil, nil
+	}
+	c.log.Debug("replayed at a smaller depth", "url", t.URL, "depth", t.Depth)
+	return Outcome{Disposition: Done, Capture: t.Replay}, c.discover(t, c.candidates(t, resp)), nil
+}
+
+// fetchFailed turns a fetch error into an outcome.
+func (c *Crawler) fetchFailed(ctx context.Context, t Task, err error) Outcome {
+	end := c.now()
+	if ctx.Err() != nil {
+		// Abandoned at shutdown: fetch it again next time, as if never leased.
+		return Outcome{Disposition: Requeue, Requested: true, End: end, Reason: "stopped"}
+	}
+	out := Outcome{Disposition: Done, Requested: true, End: end, Reason: err.Error()}
+	switch fetch.Classify(err) {
+	case fetch.Policy:
+		out.Class, out.Requested = ClassPolicy, false
+	case fetch.Transient:
+		out.Class = ClassTransient
+		if t.Attempt < c.cfg.MaxRetries {
+			out.Disposition = Retry
+			c.stats.retries.Add(1)
+			c.log.Debug("fetch failed, will retry", "url", t.URL, "attempt", t.Attempt, "err", err)
+			return out
+		}
+	default:
+		out.Class = ClassPermanent
+	}
+	c.stats.countClass(out.Class)
+	c.log.Info("fetch failed", "url", t.URL, "class", out.Class.String(), "err", err)
+	return out
+}
+
+// pageLinks extracts outlinks from an HTML response.
+func (c *Crawler) pageLinks(t Task, resp *fetch.Response) []candidate {
+	if !resp.IsHTML() {
+		return nil
+	}
+	if c.cfg.MaxDepth > 0 && t.Depth >= c.cfg.MaxDepth {
+		return nil // its links would be too deep anyway: skip the parse
+	}
+	body, err := c.fetcher.Decode(resp)
+	if err != nil && len(body) == 0 {
+		c.log.Info("cannot decode body", "url", t.URL, "err", err)
+		return nil
+	}
+	page, err := parseURL(t.URL)
+	if err != nil {
+		return nil
+	}
+	links, err := extract.Links(page, body)
+	if err != nil {
+		c.log.Info("link extraction failed", "url", t.URL, "err", err)
+	}
+	cands := make([]candidate, len(links))
+	for i, ln := range links {
+		cands[i] = candidate{raw: ln.URL}
+	}
+	return cands
+}
+
+// archiveRecord records an exchange that is not itself a page (robots.txt);
+// a failure is logged, and the next page's Record will surface it.
+func (c *Crawler) archiveRecord(ctx context.Context, t Task, resp *fetch.Response) {
+	if _, err := c.archive.Record(ctx, t, resp); err != nil {
+		c.log.Error("archive failed", "url", resp.URL, "err", err)
+	}
+}
