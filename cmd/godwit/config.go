@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/mail"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
+
+	"github.com/godwit-crawler/godwit/internal/fetch"
+)
+
+// crawlSettings is everything `godwit crawl` can be told, from a YAML file
+// (--config) and flags; flags win. It is plain data: defaultSettings fills
+// it, validate checks it, and wire turns it into the packages' configs.
+type crawlSettings struct {
+	Seeds         []string       `yaml:"seeds"`
+	SeedsFile     string         `yaml:"seeds_file"`
+	SkipBadSeeds  bool           `yaml:"skip_bad_seeds"`
+	Data          string         `yaml:"data"`
+	Scope         string         `yaml:"scope"`
+	MaxDepth      int            `yaml:"max_depth"`
+	MaxPages      int64          `yaml:"max_pages"`
+	Delay         time.Duration  `yaml:"delay"`
+	CrawlDelayCap time.Duration  `yaml:"crawl_delay_cap"`
+	Workers       int            `yaml:"workers"`
+	UserAgent     string         `yaml:"user_agent"`
+	Contact       string         `yaml:"contact"`
+	Proxy         string         `yaml:"proxy"`
+	AllowPrivate  bool           `yaml:"allow_private"`
+	Timeout       time.Duration  `yaml:"timeout"`
+	MaxBodyBytes  int64          `yaml:"max_body_bytes"`
+	Grace         time.Duration  `yaml:"grace"`
+	LogLevel      string         `yaml:"log_level"`
+	Robots        robotsSettings `yaml:"robots"`
+	WARC          warcSettings   `yaml:"warc"`
+
+	// proxyEnv is the proxy environment (HTTP_PROXY, HTTPS_PROXY,
+	// NO_PROXY), used when Proxy is empty. Only the crawl command fills it.
+	proxyEnv fetch.ProxyEnv
+}
+
+type robotsSettings struct {
+	TTL        time.Duration `yaml:"ttl"`
+	Retries    int           `yaml:"retries"`
+	Backoff    time.Duration `yaml:"backoff"`
+	BackoffMax time.Duration `yaml:"backoff_max"`
+}
+
+type warcSettings struct {
+	Prefix  string `yaml:"prefix"`
+	MaxSize int64  `yaml:"max_size"`
+	Node    string `yaml:"node"`
+	Digest  string `yaml:"digest"`
+}
+
+// defaultContact identifies godwit itself when the operator gives no
+// contact of their own. Broad crawls should set --contact.
+const defaultContact = "https://github.com/godwit-crawler/godwit"
+
+func defaultSettings() crawlSettings {
+	return crawlSettings{
+		Data:          "./godwit-data",
+		Scope:         "domain",
+		Delay:         time.Second,
+		CrawlDelayCap: 60 * time.Second,
+		Workers:       16,
+		Contact:       defaultContact,
+		Timeout:       30 * time.Second,
+		MaxBodyBytes:  10 << 20,
+		Grace:         5 * time.Second,
+		LogLevel:      "info",
+		Robots: robotsSettings{
+			TTL:        24 * time.Hour,
+			Retries:    3,
+			Backoff:    time.Minute,
+			BackoffMax: time.Hour,
+		},
+		WARC: warcSettings{Prefix: "godwit", MaxSize: 1 << 30, Digest: "sha1"},
+	}
+}
+
+// loadConfigFile decodes a YAML config file over s. Unknown keys are errors.
+func loadConfigFile(path string, s *crawlSettings) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(s); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("config %s: %s", path, oneLine(err.Error()))
+	}
+	return nil
+}
+
+// crawlFlags are the command-line forms of the settings.
+type crawlFlags struct {
+	config string
+	s      crawlSettings
+}
+
+func (f *crawlFlags) register(fs *pflag.FlagSet) {
+	d := defaultSettings()
+	fs.StringVar(&f.config, "config", "", "YAML config file (flags override it)")
+	fs.StringVar(&f.s.SeedsFile, "seeds", "", "file of seed URLs, one per line, # comments")
+	fs.BoolVar(&f.s.SkipBadSeeds, "skip-bad-seeds", false, "report malformed seed lines and go on with the rest")
+	fs.StringVar(&f.s.Data, "data", d.Data, "directory for state and outputs")
+	fs.StringVar(&f.s.Scope, "scope", d.Scope, "what to follow: host, domain (registrable domain of the seeds) or any")
+	fs.IntVar(&f.s.MaxDepth, "max-depth", 0, "link hops from a seed (0 = unlimited)")
+	fs.Int64Var(&f.s.MaxPages, "max-pages", 0, "stop after this many page fetches (0 = unlimited)")
+	fs.DurationVar(&f.s.Delay, "delay", d.Delay, "minimum gap between request starts to one host")
+	fs.DurationVar(&f.s.CrawlDelayCap, "crawl-delay-cap", d.CrawlDelayCap, "largest robots.txt Crawl-delay honoured (larger values use the cap)")
+	fs.IntVar(&f.s.Workers, "workers", d.Workers, "concurrent fetches (each to a different host)")
+	fs.StringVar(&f.s.UserAgent, "user-agent", "", "User-Agent header (the contact is appended if missing)")
+	fs.StringVar(&f.s.Contact, "contact", d.Contact, "contact URL or e-mail put in the User-Agent")
+	fs.StringVar(&f.s.Proxy, "proxy", "", "HTTP proxy URL (default: $HTTP_PROXY/$http_proxy, $HTTPS_PROXY, $NO_PROXY); a proxy is trusted")
+	fs.BoolVar(&f.s.AllowPrivate, "allow-private", false, "allow loopback, private, link-local and multicast target addresses")
+	fs.DurationVar(&f.s.Timeout, "timeout", d.Timeout, "whole-request timeout, body included")
+	fs.Int64Var(&f.s.MaxBodyBytes, "max-body", d.MaxBodyBytes, "body size cap in bytes (longer bodies are truncated and marked)")
+	fs.StringVar(&f.s.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
+}
+
+// settings merges defaults, the config file and the flags that were set.
+func (f *crawlFlags) settings(fs *pflag.FlagSet, args []string) (crawlSettings, error) {
+	s := defaultSettings()
+	if f.config != "" {
+		if err := loadConfigFile(f.config, &s); err != nil {
+			return s, err
+		}
+	}
+	set := func(name string, apply func()) {
+		if fs.Changed(name) {
+			apply()
+		}
+	}
+	set("seeds", func() { s.SeedsFile = f.s.SeedsFile })
+	set("skip-bad-seeds", func() { s.SkipBadSeeds = f.s.SkipBadSeeds })
+	set("data", func() { s.Data = f.s.Data })
+	set("scope", func() { s.Scope = f.s.Scope })
+	set("max-depth", func() { s.MaxDepth = f.s.MaxDepth })
+	set("max-pages", func() { s.MaxPages = f.s.MaxPages })
+	set("delay", func() { s.Delay = f.s.Delay })
+	set("crawl-delay-cap", func() { s.CrawlDelayCap = f.s.CrawlDelayCap })
+	set("workers", func() { s.Workers = f.s.Workers })
+	set("user-agent", func() { s.UserAgent = f.s.UserAgent })
+	set("contact", func() { s.Contact = f.s.Contact })
+	set("proxy", func() { s.Proxy = f.s.Proxy })
+	set("allow-private", func() { s.AllowPrivate = f.s.AllowPrivate })
+	set("timeout", func() { s.Timeout = f.s.Timeout })
+	set("max-body", func() { s.MaxBodyBytes = f.s.MaxBodyBytes })
+	set("log-level", func() { s.LogLevel = f.s.LogLevel })
+	s.Seeds = append(s.Seeds, args...)
+	return s, s.validate()
+}
+
+// validate checks what the packages' own Validate cannot: the shape of
+// user-facing values.
+func (s crawlSettings) validate() error {
+	switch {
+	case s.Data == "":
+		return errors.New("--data must not be empty")
+	case s.Delay < 0:
+		return fmt.Errorf("--delay %v is negative", s.Delay)
+	case s.Workers < 1:
+		return fmt.Errorf("--workers %d must be at least 1", s.Workers)
+	case s.MaxDepth < 0:
+		return fmt.Errorf("--max-depth %d is negative", s.MaxDepth)
+	case s.MaxPages < 0:
+		return fmt.Errorf("--max-pages %d is negative", s.MaxPages)
+	case s.MaxBodyBytes <= 0:
+		return fmt.Errorf("--max-body %d must be positive", s.MaxBodyBytes)
+	case s.Timeout <= 0:
+		return fmt.Errorf("--timeout %v must be positive", s.Timeout)
+	}
+	switch s.Scope {
+	case "host", "domain", "any":
+	default:
+		return fmt.Errorf("--scope %q: want host, domain or any", s.Scope)
+	}
+	if _, err := parseLevel(s.LogLevel); err != nil {
+		return err
+	}
+	if err := checkContact(s.Contact); err != nil {
+		return err
+	}
+	if s.Proxy != "" {
+		u, err := url.Parse(s.Proxy)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("--proxy %q: want http://host:port", s.Proxy)
+		}
+	}
+	return nil
+}
+
+// checkContact accepts an http(s) URL or an e-mail address.
+func checkContact(c string) error {
+	if u, err := url.Parse(c); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return nil
+	}
+	if a, err := mail.ParseAddress(strings.TrimPrefix(c, "mailto:")); err == nil && a.Name == "" {
+		return nil
+	}
+	return fmt.Errorf("--contact %q: want an http(s) URL or an e-mail address", c)
+}
+
+// userAgent composes the User-Agent header: it always carries the contact.
+func (s crawlSettings) userAgent() string {
+	ua := s.UserAgent
+	if ua == "" {
+		ua = "godwit/" + godwitVersion()
+	}
+	if !strings.Contains(ua, strings.TrimPrefix(s.Contact, "mailto:")) {
+		ua += " (+" + s.Contact + ")"
+	}
+	return ua
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/godwit-crawler/godwit/internal/archive"
+	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/fetch"
+	"github.com/godwit-crawler/godwit/internal/frontier"
+	"github.com/godwit-crawler/godwit/internal/politeness"
+	"github.com/godwit-crawler/godwit/internal/warc"
+)
+
+func newCrawlCmd() *cobra.Command {
+	var flags crawlFlags
+	cmd := &cobra.Command{
+		Use:   "crawl [URL...]",
+		Short: "Crawl politely from the given seeds and write WARC files",
+		Long: `Crawl politely from the given seed URLs (and/or --seeds FILE), writing WARC
+files under --data. The crawl ends by itself when nothing is left to fetch;
+Ctrl-C stops it cleanly (in-flight fetches finish or are abandoned within a
+few seconds, the WARC is flushed, exit status 0).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := flags.settings(cmd.Flags(), args)
+			if err != nil {
+				return err
+			}
+			s.proxyEnv = fetch.ProxyEnvFrom(os.Getenv)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			term := newTerminal(cmd.ErrOrStderr())
+			log, err := newLogger(term, s.LogLevel)
+			if err != nil {
+				return err
+			}
+			seeds, err := collectSeeds(s, func(msg string) { log.Warn(msg) })
+			if err != nil {
+				return err
+			}
+			go func() { // after the first signal, let a second one kill the process
+				<-ctx.Done()
+				stop()
+			}()
+			res, err := runCrawl(ctx, s, seeds, log, term)
+			if err != nil {
+				return err
+			}
+			printSummary(cmd.OutOrStdout(), res)
+			return nil
+		},
+	}
+	flags.register(cmd.Flags())
+	return cmd
+}
+
+// crawlResult is what a finished crawl reports.
+type crawlResult struct {
+	Stats       crawl.Stats
+	WARCDir     string
+	WARCFiles   []string
+	WARCBytes   int64
+	Interrupted bool
+}
+
+// runCrawl wires the packages together and runs one crawl to its end.
+// Configuration errors come back as plain errors (bad input); failures
+// while running come back wrapped in failure.
+func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Logger, term *terminal) (crawlResult, error) {
+	res := crawlResult{WARCDir: filepath.Join(s.Data, "warc")}
+	fetcher, err := fetch.New(fetch.Config{
+		UserAgent:    s.userAgent(),
+		Proxy:        s.Proxy,
+		ProxyEnv:     s.proxyEnv,
+		AllowPrivate: s.AllowPrivate,
+		Timeout:      s.Timeout,
+		MaxBodyBytes: s.MaxBodyBytes,
+	})
+	if err != nil {
+		return res, err
+	}
+	defer fetcher.Close()
+
+	pol := politeness.Policy{
+		Delay:            s.Delay,
+		CrawlDelayCap:    s.CrawlDelayCap,
+		RobotsTTL:        s.Robots.TTL,
+		RobotsRetries:    s.Robots.Retries,
+		RobotsBackoff:    s.Robots.Backoff,
+		RobotsBackoffMax: s.Robots.BackoffMax,
+	}
+	ccfg := crawl.Config{
+		Workers:    s.Workers,
+		MaxDepth:   s.MaxDepth,
+		MaxPages:   s.MaxPages,
+		Scope:      crawl.ScopeMode(s.Scope),
+		Grace:      s.Grace,
+		Politeness: pol,
+	}
+	wcfg := warc.WriterConfig{
+		Dir:     res.WARCDir,
+		Prefix:  s.WARC.Prefix,
+		Node:    s.WARC.Node,
+		MaxSize: s.WARC.MaxSize,
+		Digest:  s.WARC.Digest,
+		Info: []warc.Field{
+			{Name: "software", Value: "godwit/" + godwitVersion()},
+			{Name: "format", Value: "WARC File Format 1.1"},
+			{Name: "conformsTo", Value: "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"},
+			{Name: "http-header-user-agent", Value: s.userAgent()},
+			{Name: "robots", Value: "obey"},
+		},
+	}
+	arch, err := archive.New(wcfg)
+	if err != nil {
+		return res, err
+	}
+	fr := frontier.New(frontier.Options{Policy: pol, Logger: log})
+	c, err := crawl.New(ccfg, crawl.Deps{Frontier: fr, Fetcher: fetcher, Archive: arch, Logger: log})
+	if err != nil {
+		arch.Close()
+		return res, err
+	}
+	if _, err := c.AddSeeds(ctx, seeds); err != nil {
+		arch.Close()
+		return res, err
+	}
+	log.Info("crawl starting", "seeds", len(seeds), "data", s.Data, "delay", s.Delay,
+		"workers", s.Workers, "scope", s.Scope, "user_agent", s.userAgent())
+
+	stopProgress := term.progress(c.Stats, log)
+	runErr := c.Run(ctx)
+	stopProgress()
+	closeErr := arch.Close()
+	res.Stats = c.Stats()
+	res.Interrupted = ctx.Err() != nil
+	res.WARCFiles = arch.Files()
+	for _, f := range res.WARCFiles {
+		if fi, err := os.Stat(filepath.Join(res.WARCDir, f)); err == nil {
+			res.WARCBytes += fi.Size()
+		}
+	}
+	if err := errors.Join(runErr, closeErr); err != nil {
+		return res, failure{err}
+	}
+	return res, nil
+}
+
+func printSummary(w io.Writer, r crawlResult) {
+	s := r.Stats
+	verb := "finished"
+	if r.Interrupted {
+		verb = "stopped"
+	}
+	fmt.Fprintf(w, "godwit: crawl %s in %s\n", verb, s.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "  pages       %d fetched (%.1f/s), %s received, %d redirects\n",
+		s.Pages, s.PagesPerSecond(), humanBytes(s.Bytes), s.Redirects)
+	fmt.Fprintf(w, "  robots.txt  %d fetched; %d URLs disallowed; %d dropped (robots.txt unreachable)\n",
+		s.RobotsFetches, s.RobotsDisallowed, s.RobotsUnavailable)
+	fmt.Fprintf(w, "  errors      %d transient, %d permanent, %d refused by policy; %d retries\n",
+		s.Transient, s.Permanent, s.Policy, s.Retries)
+	fmt.Fprintf(w, "  links       %d found, %d queued, %d out of scope, %d too deep, %d not http(s)\n",
+		s.Discovered, s.Queued, s.OutOfScope, s.TooDeep, s.NotHTTP)
+	fmt.Fprintf(w, "  frontier    %d URLs seen on %d hosts, %d left queued\n",
+		s.Frontier.Seen, s.Frontier.Hosts, s.Frontier.Queued)
+	fmt.Fprintf(w, "  warc        %d file(s), %s in %s\n", len(r.WARCFiles), humanBytes(r.WARCBytes), r.WARCDir)
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

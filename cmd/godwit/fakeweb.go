@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/godwit-crawler/godwit/internal/fakeweb"
+)
+
+// fakewebFlags binds the simulated web's configuration to flags.
+type fakewebFlags struct {
+	cfg    fakeweb.Config
+	robots string
+}
+
+func (f *fakewebFlags) register(fs *pflag.FlagSet, d fakeweb.Config) {
+	fs.IntVar(&f.cfg.Hosts, "hosts", d.Hosts, "number of virtual hosts (h0.<domain> …)")
+	fs.StringVar(&f.cfg.Domain, "domain", d.Domain, "domain the virtual hosts live under")
+	fs.IntVar(&f.cfg.PagesPerHost, "pages", d.PagesPerHost, "pages per host")
+	fs.IntVar(&f.cfg.LinksPerPage, "links", d.LinksPerPage, "links per page")
+	fs.IntVar(&f.cfg.PageSize, "page-size", d.PageSize, "approximate page size in bytes")
+	fs.Float64Var(&f.cfg.CrossHostShare, "cross-host", d.CrossHostShare, "share of links to other hosts")
+	fs.Float64Var(&f.cfg.RedirectShare, "redirects", d.RedirectShare, "share of links that go through a 301")
+	fs.DurationVar(&f.cfg.CrawlDelay, "crawl-delay", d.CrawlDelay, "Crawl-delay advertised by crawl-delay hosts")
+	fs.DurationVar(&f.cfg.Latency, "latency", d.Latency, "added latency per response")
+	fs.Int64Var(&f.cfg.Seed, "seed", d.Seed, "PRNG seed: the same seed gives the same web")
+	fs.StringVar(&f.robots, "robots", robotsNames(d.Robots),
+		"comma-separated robots.txt variants, cycled over the hosts: "+robotsNames(allRobotsKinds()))
+}
+
+// config returns the validated configuration.
+func (f *fakewebFlags) config() (fakeweb.Config, error) {
+	cfg := f.cfg
+	kinds, err := parseRobotsKinds(f.robots)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Robots = kinds
+	cfg.Default()
+	return cfg, cfg.Validate()
+}
+
+func allRobotsKinds() []fakeweb.RobotsKind {
+	return []fakeweb.RobotsKind{
+		fakeweb.RobotsAllow, fakeweb.RobotsDisallow, fakeweb.RobotsCrawlDelay,
+		fakeweb.RobotsNotFound, fakeweb.RobotsServerError, fakeweb.RobotsHang,
+	}
+}
+
+func robotsNames(kinds []fakeweb.RobotsKind) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = k.String()
+	}
+	return strings.Join(names, ",")
+}
+
+func parseRobotsKinds(s string) ([]fakeweb.RobotsKind, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []fakeweb.RobotsKind
+next:
+	for name := range strings.SplitSeq(s, ",") {
+		name = strings.TrimSpace(name)
+		for _, k := range allRobotsKinds() {
+			if k.String() == name {
+				out = append(out, k)
+				continue next
+			}
+		}
+		return nil, fmt.Errorf("--robots: unknown variant %q (want %s)", name, robotsNames(allRobotsKinds()))
+	}
+	return out, nil
+}
+
+func newFakewebCmd() *cobra.Command {
+	var (
+		flags    fakewebFlags
+		listen   string
+		seedsOut string
+	)
+	d := fakeweb.Config{Hosts: 50, PagesPerHost: 100}
+	d.Default()
+	cmd := &cobra.Command{
+		Use:   "fakeweb",
+		Short: "Serve a deterministic simulated web on loopback (an HTTP proxy for any crawler)",
+		Long: `Serve a deterministic simulated web: many virtual hosts (h0.fake.test …) behind
+one listener that is both an HTTP forward proxy and an origin. Point any crawler
+at it with its proxy setting. It records every request and judges the crawler
+from the server side: GET /_fakeweb/report?delay=1s&max_depth=0 on the listener
+returns the politeness, robots.txt, duplicate and coverage report as JSON;
+GET /_fakeweb/seeds lists the seed URLs.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := flags.config()
+			if err != nil {
+				return err
+			}
+			web, err := fakeweb.New(cfg)
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return failure{err}
+			}
+			if seedsOut != "" {
+				if err := os.WriteFile(seedsOut, []byte(strings.Join(web.Seeds(), "\n")+"\n"), 0o644); err != nil {
+					ln.Close()
+					return failure{err}
+				}
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			printFakewebBanner(cmd.OutOrStdout(), ln.Addr().String(), cfg)
+			if err := web.Serve(ctx, ln); err != nil {
+				return failure{err}
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
+	fs.StringVar(&seedsOut, "seeds-out", "", "write the seed URLs to this file")
+	flags.register(fs, d)
+	return cmd
+}
+
+func printFakewebBanner(w io.Writer, addr string, cfg fakeweb.Config) {
+	base := "http://" + addr
+	fmt.Fprintf(w, "fakeweb listening on %s\n", base)
+	fmt.Fprintf(w, "  %d hosts × %d pages under %s; robots.txt variants %s\n",
+		cfg.Hosts, cfg.PagesPerHost, cfg.Domain, robotsNames(cfg.Robots))
+	fmt.Fprintf(w, "  seeds:     %s/_fakeweb/seeds (or write them with --seeds-out FILE)\n", base)
+	fmt.Fprintf(w, "  crawl it:  godwit crawl --proxy %s --seeds FILE\n", base)
+	fmt.Fprintf(w, "  report:    curl '%s/_fakeweb/report?delay=%s'\n", base, time.Second)
+}
+
+// serveFakeweb runs web on a fresh loopback listener until ctx ends and
+// returns its address once it is accepting connections.
+func serveFakeweb(ctx context.Context, web *fakeweb.Web) (addr string, done <-chan error, err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	ch := make(chan error, 1)
+	go func() { ch <- web.Serve(ctx, ln) }()
+	return ln.Addr().String(), ch, nil
+}

@@ -1,0 +1,59 @@
+// Command godwit is a polite, archival-quality web crawler.
+//
+// Subcommands: crawl, demo, fakeweb, version. See README.md.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one godwit command line and returns its exit status:
+// 0 success, 1 a failure while running, 2 bad input (flags, config, seeds).
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "godwit: %v\n", err)
+	var fe failure
+	if errors.As(err, &fe) {
+		return 1
+	}
+	return 2
+}
+
+// failure marks an error that happened while running, as opposed to bad
+// input; it maps to exit status 1. Everything else a command returns
+// (flag errors, config errors, bad seeds) is bad input: exit status 2.
+type failure struct{ error }
+
+func (f failure) Unwrap() error { return f.error }
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "godwit",
+		Short:         "A polite, archival-quality web crawler",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(
+		newCrawlCmd(),
+		newDemoCmd(),
+		newFakewebCmd(),
+		newVersionCmd(),
+	)
+	return root
+}
