@@ -158,6 +158,9 @@ func (f *Frontier) Next(ctx context.Context) (crawl.Lease, error) {
 		}
 	}()
 	for {
+		if err := ctx.Err(); err != nil {
+			return crawl.Lease{}, err // an ended ctx wins over a ready host
+		}
 		f.mu.Lock()
 		var wait time.Duration
 		if len(f.ready) > 0 {

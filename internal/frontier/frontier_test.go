@@ -262,3 +262,15 @@ func TestShorterPath(t *testing.T) {
 		}
 	})
 }
+
+// TestNextHonoursEndedContext: a ready host does not make Next ignore an
+// ended context (a stopped crawl must stop leasing).
+func TestNextHonoursEndedContext(t *testing.T) {
+	f := newTestFrontier(time.Second)
+	f.Add(t.Context(), []crawl.Link{link("a", 1)})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if l, err := f.Next(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Next(ended ctx) = %+v, %v; want context.Canceled", l.Task, err)
+	}
+}
