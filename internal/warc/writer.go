@@ -172,6 +172,7 @@ type Writer struct {
 	f      file   // nil until the first Write and after a rotation
 	name   string // final base name of f
 	size   int64  // bytes in f, all of them whole members
+	groups int    // record groups in f besides its warcinfo
 	infoID string // WARC-Record-ID of f's warcinfo record
 	serial int
 	done   []string
@@ -247,7 +248,11 @@ func (w *Writer) Write(recs ...*Record) ([]Location, error) {
 	if cur != infoID {
 		buf, lens = w.encode(recs, date, cur)
 	}
-	return w.append(buf, lens)
+	locs, err := w.append(buf, lens)
+	if err == nil {
+		w.groups++
+	}
+	return locs, err
 }
 
 // Sync flushes the current file to stable storage.
@@ -312,7 +317,10 @@ func (w *Writer) ready() (string, error) {
 	if w.err != nil {
 		return "", w.err
 	}
-	if w.f != nil && w.size >= w.cfg.MaxSize {
+	// A file holds at least one group besides its warcinfo, however small
+	// MaxSize is: otherwise a warcinfo larger than MaxSize would rotate
+	// forever into files with nothing else in them.
+	if w.f != nil && w.groups > 0 && w.size >= w.cfg.MaxSize {
 		if err := w.finish(); err != nil {
 			return "", err
 		}
@@ -405,7 +413,7 @@ func (w *Writer) open() error {
 	info := &Record{Type: TypeWarcinfo, Block: FieldsBlock(w.cfg.Info)}
 	info.Header.Set(FieldFilename, name)
 	info.Header.Set(FieldContentType, ContentTypeWarcFields)
-	w.f, w.name, w.size, w.infoID = f, name, 0, ""
+	w.f, w.name, w.size, w.infoID, w.groups = f, name, 0, "", 0
 	buf, lens := w.encode([]*Record{info}, FormatDate(now), "")
 	if _, err := w.append(buf, lens); err != nil {
 		w.f = nil

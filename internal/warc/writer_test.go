@@ -330,6 +330,37 @@ func TestRotation(t *testing.T) {
 	}
 }
 
+// TestRotationTinyMaxSize: with a MaxSize smaller than a warcinfo record,
+// every file still holds its warcinfo and exactly one group, never a
+// warcinfo alone.
+func TestRotationTinyMaxSize(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.MaxSize = 1
+	w, err := NewWriter(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		req, resp := exchange(fmt.Sprintf("http://example.com/%d", i), 10)
+		if _, err := w.Write(req, resp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files := w.Files()
+	if len(files) != 3 {
+		t.Fatalf("Files() = %v, want one file per group", files)
+	}
+	for _, f := range files {
+		recs, _, err := readAll(t, readFile(t, filepath.Join(cfg.Dir, f)))
+		if err != nil || len(recs) != 3 || recs[0].Type != TypeWarcinfo {
+			t.Errorf("file %s: %d records, %v; want warcinfo + request + response", f, len(recs), err)
+		}
+	}
+}
+
 // TestConcurrentWrites runs workers sharing one Writer with rotation
 // happening under them: every group must stay whole, in one file, pointing
 // at that file's warcinfo.

@@ -1,0 +1,150 @@
+package archive
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/fetch"
+	"github.com/godwit-crawler/godwit/internal/warc"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func response(url, body string) *fetch.Response {
+	return &fetch.Response{
+		URL:        url,
+		Status:     200,
+		Proto:      "HTTP/1.1",
+		Header:     http.Header{"Content-Type": {"text/html"}},
+		Body:       []byte(body),
+		IP:         "192.0.2.7",
+		Start:      time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC),
+		End:        time.Date(2026, 11, 21, 12, 0, 1, 0, time.UTC),
+		RawRequest: []byte("GET / HTTP/1.1\r\nHost: a.test\r\n\r\n"),
+		RawHeader:  []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"),
+	}
+}
+
+// TestRecordAndLoad: every exchange becomes a request and a response
+// record, and a capture reads back as the response it came from, before
+// and after its file is closed and renamed.
+func TestRecordAndLoad(t *testing.T) {
+	dir := t.TempDir()
+	a, err := New(warc.WriterConfig{Dir: dir, MaxSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	var caps []crawl.Capture
+	for i, u := range []string{"http://a.test/", "http://a.test/x"} {
+		c, err := a.Record(ctx, crawl.Task{}, response(u, strings.Repeat("x", i+1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		caps = append(caps, c)
+	}
+	check := func(when string) {
+		for i, c := range caps {
+			got, err := a.Load(ctx, c)
+			if err != nil {
+				t.Fatalf("%s: Load(%+v): %v", when, c, err)
+			}
+			want := response([]string{"http://a.test/", "http://a.test/x"}[i], strings.Repeat("x", i+1))
+			if got.URL != want.URL || got.Status != 200 || !bytes.Equal(got.Body, want.Body) ||
+				got.Header.Get("Content-Type") != "text/html" || got.IP != want.IP {
+				t.Errorf("%s: Load(%+v) = %+v, want %+v", when, c, got, want)
+			}
+		}
+	}
+	check("while writing")
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check("after close")
+
+	// Each file: warcinfo, then request + response with the expected fields.
+	files, _ := filepath.Glob(filepath.Join(dir, "*"+warc.Ext))
+	if len(files) != 2 {
+		t.Fatalf("%d files %v, want 2 (MaxSize 1 rotates after every group)", len(files), files)
+	}
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := warc.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var types []string
+		var reqConcurrent, respID string
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				break
+			}
+			types = append(types, rec.Type)
+			switch rec.Type {
+			case warc.TypeRequest:
+				reqConcurrent = rec.Header.Get(warc.FieldConcurrentTo)
+			case warc.TypeResponse:
+				respID = rec.Header.Get(warc.FieldRecordID)
+				if got := rec.Header.Get(warc.FieldPayloadDigest); got != warc.Digest("sha1", response("", "x").Body) &&
+					got != warc.Digest("sha1", []byte("xx")) {
+					t.Errorf("payload digest %s does not match the body", got)
+				}
+				if err := warc.VerifyBlockDigest(rec); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		f.Close()
+		if strings.Join(types, ",") != "warcinfo,request,response" {
+			t.Errorf("%s: records %v", filepath.Base(name), types)
+		}
+		if reqConcurrent == "" || reqConcurrent != respID {
+			t.Errorf("request's WARC-Concurrent-To %q, response's ID %q", reqConcurrent, respID)
+		}
+	}
+}
+
+func TestTruncatedIsMarked(t *testing.T) {
+	dir := t.TempDir()
+	a, err := New(warc.WriterConfig{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	resp := response("http://a.test/big", "cut here")
+	resp.Truncated = fetch.TruncatedLength
+	c, err := a.Record(t.Context(), crawl.Task{}, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.Load(t.Context(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Truncated != fetch.TruncatedLength {
+		t.Errorf("WARC-Truncated = %q, want %q", got.Truncated, fetch.TruncatedLength)
+	}
+}
+
+func TestLoadRejectsPaths(t *testing.T) {
+	a, err := New(warc.WriterConfig{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Load(t.Context(), crawl.Capture{File: "../etc/passwd"}); err == nil {
+		t.Error("Load accepted a path outside the WARC directory")
+	}
+}
