@@ -162,9 +162,9 @@ func allowed(robots []byte, agent, url string) bool {
 	return Parse(robots).Group(agent).Allowed(pathParamsQuery(url))
 }
 
-// TestGoogleSuite runs every IsUserAgentAllowed assertion of Google's
+// TestConformanceGoogleSuite runs every IsUserAgentAllowed assertion of Google's
 // robots_test.cc.
-func TestGoogleSuite(t *testing.T) {
+func TestConformanceGoogleSuite(t *testing.T) {
 	s := loadSuite(t, googleSuitePath)
 	pass, diverge := 0, 0
 	for i, c := range s.Cases {
@@ -188,10 +188,10 @@ func TestGoogleSuite(t *testing.T) {
 	t.Logf("Google robots_test.cc: %d/%d agree, %d listed divergences", pass, len(s.Cases), diverge)
 }
 
-// TestGoogleSuiteHelpers checks the URL helper of the suite against
+// TestConformanceGoogleSuiteHelpers checks the URL helper of the suite against
 // Google's own cases, and our normalization and agent validation against
 // MaybeEscapePattern and IsValidUserAgentToObey.
-func TestGoogleSuiteHelpers(t *testing.T) {
+func TestConformanceGoogleSuiteHelpers(t *testing.T) {
 	s := loadSuite(t, googleSuitePath)
 	for _, c := range s.PathParamsQuery {
 		if got := pathParamsQuery(c.URL); got != c.Want {
@@ -210,8 +210,8 @@ func TestGoogleSuiteHelpers(t *testing.T) {
 	}
 }
 
-// TestSpecSuite runs Google's robotstxt-spec-test suite (the CTC cases).
-func TestSpecSuite(t *testing.T) {
+// TestConformanceSpecSuite runs Google's robotstxt-spec-test suite (the CTC cases).
+func TestConformanceSpecSuite(t *testing.T) {
 	s := loadSuite(t, specSuitePath)
 	pass, diverge, googleSpecific := 0, 0, 0
 	for i, c := range s.Cases {

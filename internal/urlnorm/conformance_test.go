@@ -9,7 +9,7 @@ import (
 
 const safeBrowsingPath = "../../../shared/conformance/safebrowsing-canonicalization.json"
 
-// TestSafeBrowsingCanonicalization runs Google Safe Browsing's URL
+// TestConformanceSafeBrowsing runs Google Safe Browsing's URL
 // canonicalization examples as a reference. Safe Browsing canonicalizes for
 // blocklist lookups, not for fetching, so several of its rules are not ours
 // and those cases are only counted and logged:
@@ -24,7 +24,7 @@ const safeBrowsingPath = "../../../shared/conformance/safebrowsing-canonicalizat
 //     other resources.
 //
 // The cases whose rules we share are asserted: matchSafeBrowsing lists them.
-func TestSafeBrowsingCanonicalization(t *testing.T) {
+func TestConformanceSafeBrowsing(t *testing.T) {
 	data, err := os.ReadFile(safeBrowsingPath)
 	if err != nil {
 		t.Skipf("conformance data %s not available: %v", safeBrowsingPath, err)
