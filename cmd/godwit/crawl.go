@@ -48,9 +48,16 @@ few seconds, the WARC is flushed, exit status 0).`,
 			if err != nil {
 				return err
 			}
+			finished := make(chan struct{})
+			defer close(finished)
 			go func() { // after the first signal, let a second one kill the process
-				<-ctx.Done()
-				stop()
+				select {
+				case <-ctx.Done():
+					stop()
+					log.Warn("stopping: no new fetches; in-flight fetches get the grace period; press Ctrl-C again to quit at once",
+						"grace", s.Grace)
+				case <-finished:
+				}
 			}()
 			res, err := runCrawl(ctx, s, seeds, log, term)
 			if err != nil {

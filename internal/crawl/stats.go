@@ -43,8 +43,9 @@ func (s Stats) PagesPerSecond() float64 {
 	return float64(s.Pages) / s.Elapsed.Seconds()
 }
 
-// Errors is the number of failed or refused fetches.
-func (s Stats) Errors() int64 { return s.Transient + s.Permanent + s.Policy }
+// Errors is the number of URLs given up on because their fetch failed.
+// URLs skipped by policy (robots.txt, the SSRF guard) are not errors.
+func (s Stats) Errors() int64 { return s.Transient + s.Permanent }
 
 // counters are the live, concurrently updated form of Stats.
 type counters struct {
