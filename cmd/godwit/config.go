@@ -25,6 +25,7 @@ type crawlSettings struct {
 	SeedsFile     string         `yaml:"seeds_file"`
 	SkipBadSeeds  bool           `yaml:"skip_bad_seeds"`
 	Data          string         `yaml:"data"`
+	Fresh         bool           `yaml:"-"` // flag only: a config file should not wipe a crawl
 	Scope         string         `yaml:"scope"`
 	MaxDepth      int            `yaml:"max_depth"`
 	MaxPages      int64          `yaml:"max_pages"`
@@ -112,7 +113,8 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "YAML config file (flags override it)")
 	fs.StringVar(&f.s.SeedsFile, "seeds", "", "file of seed URLs, one per line, # comments")
 	fs.BoolVar(&f.s.SkipBadSeeds, "skip-bad-seeds", false, "report malformed seed lines and go on with the rest")
-	fs.StringVar(&f.s.Data, "data", d.Data, "directory for state and outputs")
+	fs.StringVar(&f.s.Data, "data", d.Data, "directory for state and outputs; a crawl there resumes")
+	fs.BoolVar(&f.s.Fresh, "fresh", false, "delete the previous crawl's state and WARC files in --data and start a new crawl")
 	fs.StringVar(&f.s.Scope, "scope", d.Scope, "what to follow: host, domain (registrable domain of the seeds) or any")
 	fs.IntVar(&f.s.MaxDepth, "max-depth", 0, "link hops from a seed (0 = unlimited)")
 	fs.Int64Var(&f.s.MaxPages, "max-pages", 0, "stop after this many page fetches (0 = unlimited)")
@@ -144,6 +146,7 @@ func (f *crawlFlags) settings(fs *pflag.FlagSet, args []string) (crawlSettings, 
 	set("seeds", func() { s.SeedsFile = f.s.SeedsFile })
 	set("skip-bad-seeds", func() { s.SkipBadSeeds = f.s.SkipBadSeeds })
 	set("data", func() { s.Data = f.s.Data })
+	set("fresh", func() { s.Fresh = f.s.Fresh })
 	set("scope", func() { s.Scope = f.s.Scope })
 	set("max-depth", func() { s.MaxDepth = f.s.MaxDepth })
 	set("max-pages", func() { s.MaxPages = f.s.MaxPages })

@@ -44,7 +44,8 @@ few seconds, the WARC is flushed, exit status 0).`,
 			if err != nil {
 				return err
 			}
-			seeds, err := collectSeeds(s, func(msg string) { log.Warn(msg) })
+			resume := !s.Fresh && dataDir(s.Data).hasState()
+			seeds, err := collectSeeds(s, resume, func(msg string) { log.Warn(msg) })
 			if err != nil {
 				return err
 			}
@@ -78,13 +79,42 @@ type crawlResult struct {
 	WARCFiles   []string
 	WARCBytes   int64
 	Interrupted bool
+	Resumed     bool
 }
 
-// runCrawl wires the packages together and runs one crawl to its end.
-// Configuration errors come back as plain errors (bad input); failures
-// while running come back wrapped in failure.
+// runCrawl wires the packages together and runs one crawl to its end,
+// resuming the crawl in s.Data if there is one. Configuration errors come
+// back as plain errors (bad input); failures while running come back
+// wrapped in failure.
 func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Logger, term *terminal) (crawlResult, error) {
-	res := crawlResult{WARCDir: filepath.Join(s.Data, "warc")}
+	data := dataDir(s.Data)
+	res := crawlResult{WARCDir: data.warc()}
+	resume, err := data.prepare(s.Fresh)
+	if err != nil {
+		return res, err
+	}
+	res.Resumed = resume
+	if resume {
+		earlier, err := data.loadSeeds()
+		if err != nil {
+			return res, failure{fmt.Errorf("resume: %w", err)}
+		}
+		seeds = union(earlier, seeds)
+	}
+	if len(seeds) == 0 {
+		return res, errors.New("no seeds: give URLs as arguments or --seeds FILE")
+	}
+	if err := data.saveSeeds(seeds); err != nil {
+		return res, failure{err}
+	}
+	recovered, err := warc.Recover(res.WARCDir)
+	if err != nil {
+		return res, failure{fmt.Errorf("resume: %w", err)}
+	}
+	for _, r := range recovered {
+		log.Warn("completed a WARC file interrupted by a crash", "file", r.File, "records", r.Records,
+			"bytes_cut", r.Truncated, "removed", r.Removed)
+	}
 	fetcher, err := fetch.New(fetch.Config{
 		UserAgent:    s.userAgent(),
 		Proxy:        s.Proxy,
@@ -132,24 +162,38 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 	if err != nil {
 		return res, err
 	}
-	fr := frontier.New(frontier.Options{Policy: pol, Logger: log})
+	fr, err := frontier.Open(frontier.Options{
+		Dir:          data.state(),
+		Policy:       pol,
+		Agent:        ccfg.Agent,
+		LeaseTimeout: s.Timeout, // a request never outlives its timeout
+		Logger:       log,
+	})
+	if err != nil {
+		arch.Close()
+		return res, failure{err}
+	}
 	c, err := crawl.New(ccfg, crawl.Deps{Frontier: fr, Fetcher: fetcher, Archive: arch, Logger: log})
 	if err != nil {
 		arch.Close()
+		fr.Close()
 		return res, err
 	}
 	if _, err := c.AddSeeds(ctx, seeds); err != nil {
 		arch.Close()
+		fr.Close()
 		return res, err
 	}
-	log.Info("crawl starting", "seeds", len(seeds), "data", s.Data, "delay", s.Delay,
-		"workers", s.Workers, "scope", s.Scope, "user_agent", s.userAgent())
+	log.Info("crawl starting", "resumed", resume, "seeds", len(seeds), "queued", fr.Stats().Queued,
+		"data", s.Data, "delay", s.Delay, "workers", s.Workers, "scope", s.Scope, "user_agent", s.userAgent())
 
 	stopProgress := term.progress(c.Stats, log)
 	runErr := c.Run(ctx)
 	stopProgress()
-	closeErr := arch.Close()
 	res.Stats = c.Stats()
+	// Shutdown order: the archive (its records are what the state points
+	// at), then the frontier (it snapshots the seen-set).
+	closeErr := errors.Join(arch.Close(), fr.Close())
 	res.Interrupted = ctx.Err() != nil
 	res.WARCFiles = arch.Files()
 	for _, f := range res.WARCFiles {
@@ -169,6 +213,9 @@ func printSummary(w io.Writer, r crawlResult) {
 	if r.Interrupted {
 		verb = "stopped"
 	}
+	if r.Resumed {
+		verb = "resumed and " + verb
+	}
 	fmt.Fprintf(w, "godwit: crawl %s in %s\n", verb, s.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "  pages       %d fetched (%.1f/s), %s received, %d redirects\n",
 		s.Pages, s.PagesPerSecond(), humanBytes(s.Bytes), s.Redirects)
@@ -178,8 +225,8 @@ func printSummary(w io.Writer, r crawlResult) {
 		s.Transient, s.Permanent, s.Policy, s.Retries)
 	fmt.Fprintf(w, "  links       %d found, %d queued, %d out of scope, %d too deep, %d not http(s)\n",
 		s.Discovered, s.Queued, s.OutOfScope, s.TooDeep, s.NotHTTP)
-	fmt.Fprintf(w, "  frontier    %d URLs seen on %d hosts, %d left queued\n",
-		s.Frontier.Seen, s.Frontier.Hosts, s.Frontier.Queued)
+	fmt.Fprintf(w, "  frontier    %d URLs seen on %d hosts, %d left queued; seen-set filter false positives %.2f%%\n",
+		s.Frontier.Seen, s.Frontier.Hosts, s.Frontier.Queued, 100*s.Frontier.BloomFPRate)
 	fmt.Fprintf(w, "  warc        %d file(s), %s in %s\n", len(r.WARCFiles), humanBytes(r.WARCBytes), r.WARCDir)
 }
 

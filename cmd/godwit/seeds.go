@@ -18,8 +18,9 @@ type seedSource struct {
 
 // collectSeeds gathers the seeds from arguments and the seeds file and
 // checks each. A bad seed is an error unless skipBad, in which case it is
-// reported through warn and left out.
-func collectSeeds(s crawlSettings, warn func(string)) ([]string, error) {
+// reported through warn and left out. No seeds at all is an error unless
+// the crawl resumes (its seeds are in its state).
+func collectSeeds(s crawlSettings, resume bool, warn func(string)) ([]string, error) {
 	var all []seedSource
 	for i, u := range s.Seeds {
 		all = append(all, seedSource{url: u, where: fmt.Sprintf("seed %d", i+1)})
@@ -43,7 +44,7 @@ func collectSeeds(s crawlSettings, warn func(string)) ([]string, error) {
 		}
 		seeds = append(seeds, sd.url)
 	}
-	if len(seeds) == 0 {
+	if len(seeds) == 0 && !resume {
 		return nil, errors.New("no seeds: give URLs as arguments or --seeds FILE")
 	}
 	return seeds, nil

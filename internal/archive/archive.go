@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/fetch"
@@ -24,6 +26,13 @@ type Archive struct {
 	w      *warc.Writer
 	dir    string
 	digest string
+
+	// Durability: every group gets a generation number once written;
+	// Record returns only after an fsync that began after its write, and
+	// concurrent Records share one fsync.
+	written  atomic.Uint64 // generations handed out
+	syncMu   sync.Mutex
+	syncedTo uint64 // every generation <= syncedTo is on stable storage
 }
 
 // New returns an Archive writing WARC files as cfg says; the files are
@@ -41,7 +50,7 @@ func New(cfg warc.WriterConfig) (*Archive, error) {
 }
 
 // Record writes a request and a response record for resp and returns the
-// response record's location.
+// response record's location once the records are on stable storage.
 func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response) (crawl.Capture, error) {
 	date := resp.Start.UTC()
 	respRec := &warc.Record{Type: warc.TypeResponse}
@@ -72,8 +81,30 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response) 
 	if err != nil {
 		return crawl.Capture{}, fmt.Errorf("archive: record %s: %w", resp.URL, err)
 	}
+	if err := a.durable(a.written.Add(1)); err != nil {
+		return crawl.Capture{}, err
+	}
 	loc := locs[1]
 	return crawl.Capture{File: loc.File, Offset: loc.Offset, Length: loc.Length}, nil
+}
+
+// durable returns once the group with generation gen is on stable
+// storage, so that the crawl state never points at a record a power loss
+// could take back. One fsync covers every group written before it began.
+func (a *Archive) durable(gen uint64) error {
+	a.syncMu.Lock()
+	defer a.syncMu.Unlock()
+	if gen <= a.syncedTo {
+		return nil // an fsync that began after our write has finished
+	}
+	// Every generation handed out so far belongs to a finished write. A
+	// rotated-away file was fsynced when it was completed.
+	upTo := a.written.Load()
+	if err := a.w.Sync(); err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	a.syncedTo = upTo
+	return nil
 }
 
 // Load reads back the response record at c and parses its HTTP message.

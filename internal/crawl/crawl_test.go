@@ -22,6 +22,21 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 type site map[string]crawltest.Page
 
+// openFrontier opens a frontier in a fresh directory, closed with the test.
+func openFrontier(t *testing.T, p politeness.Policy) *frontier.Frontier {
+	t.Helper()
+	f, err := frontier.Open(frontier.Options{Dir: t.TempDir(), Policy: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return f
+}
+
 // crawlSite crawls pages from seeds with a fast but otherwise default policy
 // and returns what the fake web saw and what the archive got.
 func crawlSite(t *testing.T, cfg crawl.Config, pages site, seeds ...string) (*crawltest.Fetcher, *crawltest.Archive, crawl.Stats) {
@@ -31,7 +46,7 @@ func crawlSite(t *testing.T, cfg crawl.Config, pages site, seeds ...string) (*cr
 	f := crawltest.NewFetcher(pages)
 	a := &crawltest.Archive{}
 	c, err := crawl.New(cfg, crawl.Deps{
-		Frontier: frontier.New(frontier.Options{Policy: cfg.Politeness}),
+		Frontier: openFrontier(t, cfg.Politeness),
 		Fetcher:  f,
 		Archive:  a,
 	})
@@ -231,7 +246,7 @@ func TestArchiveFailureStopsTheCrawl(t *testing.T) {
 	cfg.Politeness.Default()
 	diskFull := errors.New("disk full")
 	c, err := crawl.New(cfg, crawl.Deps{
-		Frontier: frontier.New(frontier.Options{Policy: cfg.Politeness}),
+		Frontier: openFrontier(t, cfg.Politeness),
 		Fetcher:  crawltest.NewFetcher(pages),
 		Archive:  &crawltest.Archive{Err: diskFull},
 	})

@@ -38,6 +38,11 @@ type FrontierStats struct {
 	Hosts    int // hosts known
 	Active   int // hosts with queued URLs or a lease in flight
 	Seen     int // distinct URL keys ever added
+
+	// BloomFPRate is the seen-set filter's measured false-positive rate:
+	// of the keys the store did not know, the share the filter called
+	// "maybe seen". 0 when the frontier has no filter.
+	BloomFPRate float64
 }
 
 // Fetcher performs one HTTP exchange. fetch.Client implements it.

@@ -1,86 +1,273 @@
 package frontier
 
 import (
+	"bytes"
 	"container/heap"
 	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/dedup"
+	"github.com/godwit-crawler/godwit/internal/kv"
 	"github.com/godwit-crawler/godwit/internal/politeness"
+	"github.com/godwit-crawler/godwit/internal/robots"
 )
 
 var _ crawl.Frontier = (*Frontier)(nil)
 
-// Frontier is an in-memory crawl.Frontier.
+// Frontier is a crawl.Frontier persisted in a kv store.
 type Frontier struct {
 	policy politeness.Policy
-	log    *slog.Logger
-	now    func() time.Time
+	agent  string
+	// leaseTimeout bounds how long a lease's request can last.
+	leaseTimeout time.Duration
+	log          *slog.Logger
+	now          func() time.Time
+	db           *kv.DB
+	dir          string
 
 	mu      sync.Mutex
-	seen    map[string]*entry // every URL key ever added: the seen-set
-	hosts   map[string]*host
-	ready   hostHeap // hosts with queued tasks and no lease out
-	leases  map[uint64]*entry
+	seen    *dedup.Bloom     // "definitely new" in RAM; the url table decides the rest
+	hosts   map[string]*host // active hosts: queued URLs or a lease out
+	ready   hostHeap         // active hosts without a lease, by ready time
+	leases  map[uint64]*lease
+	leased  map[string]*lease // by URL key
 	nextID  uint64
-	queued  int
+	counts  counts
+	fp      fpCounter
+	closed  bool
 	changed chan struct{} // closed and replaced whenever a waiter may proceed
 }
 
-// entry is the frontier's record of one URL key.
-type entry struct {
-	task    crawl.Task // as it will next be handed out
-	state   entryState
-	improve bool           // found at a smaller depth while leased
-	capture *crawl.Capture // where its last response was archived
-}
-
-type entryState uint8
-
-const (
-	queued entryState = iota
-	leased
-	done
-)
-
-// host is one politeness unit.
+// host is the in-memory state of an active host.
 type host struct {
 	name      string
-	queue     queue
-	readyAt   time.Time
+	rec       hostRecord
 	robots    crawl.RobotsState
+	robotsOK  bool  // robots loaded from the store
+	head      *item // the first queue entry, loaded lazily; the in-memory window
 	leased    bool
 	heapIndex int // position in Frontier.ready; -1 when absent
 	capLogged bool
 }
 
-// Options configure a Frontier. Logger and Now are optional.
-type Options struct {
-	Policy politeness.Policy
-	Logger *slog.Logger
-	Now    func() time.Time
+// item is a queue entry held in memory.
+type item struct {
+	key  []byte
+	task crawl.Task
 }
 
-// New returns an empty in-memory frontier.
-func New(o Options) *Frontier {
+// lease is an outstanding grant.
+type lease struct {
+	host      *host
+	item      *item
+	prevReady time.Time // the host's ready time before the lease reserved it
+	improve   bool      // found by a shorter path while leased: replay when done
+}
+
+// counts are crawl-wide totals, persisted with every batch.
+type counts struct {
+	seen, queued, hosts uint64
+}
+
+// fpCounter measures the Bloom filter: of the keys the store did not
+// know, how many did the filter wrongly call "maybe seen".
+type fpCounter struct {
+	falsePositives, trueNegatives uint64
+}
+
+func (c fpCounter) rate() float64 {
+	if n := c.falsePositives + c.trueNegatives; n > 0 {
+		return float64(c.falsePositives) / float64(n)
+	}
+	return 0
+}
+
+// Options configure Open. Dir is required; the rest have defaults.
+type Options struct {
+	Dir          string // the state directory (created if missing)
+	Policy       politeness.Policy
+	Agent        string // robots.txt product token the stored rules are compiled for; default "godwit"
+	ExpectedURLs uint64 // sizes the Bloom filter (it grows beyond); default 1M
+	// LeaseTimeout is the longest a lease's request can take (the fetch
+	// timeout); default 1m. See lease.
+	LeaseTimeout time.Duration
+	Logger       *slog.Logger
+	Now          func() time.Time
+}
+
+const bloomFile = "seen.bloom"
+
+// Open opens the frontier stored in o.Dir, or creates an empty one. It
+// loads the active hosts and their ready times, and restores the Bloom
+// filter from the snapshot a clean Close left, or rebuilds it from the
+// url table.
+func Open(o Options) (*Frontier, error) {
 	o.Policy.Default()
+	if err := o.Policy.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Dir == "" {
+		return nil, errors.New("frontier: no state directory")
+	}
+	if o.Agent == "" {
+		o.Agent = "godwit"
+	}
+	if o.ExpectedURLs == 0 {
+		o.ExpectedURLs = 1 << 20
+	}
+	if o.LeaseTimeout <= 0 {
+		o.LeaseTimeout = time.Minute
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Frontier{
-		policy:  o.Policy,
-		log:     o.Logger,
-		now:     o.Now,
-		seen:    make(map[string]*entry),
-		hosts:   make(map[string]*host),
-		leases:  make(map[uint64]*entry),
-		changed: make(chan struct{}),
+	db, err := kv.Open(filepath.Join(o.Dir, "store"), kv.Options{Logger: o.Logger})
+	if err != nil {
+		return nil, err
 	}
+	f := &Frontier{
+		policy:       o.Policy,
+		agent:        o.Agent,
+		leaseTimeout: o.LeaseTimeout,
+		log:          o.Logger,
+		now:          o.Now,
+		db:           db,
+		dir:          o.Dir,
+		hosts:        make(map[string]*host),
+		leases:       make(map[uint64]*lease),
+		leased:       make(map[string]*lease),
+		changed:      make(chan struct{}),
+	}
+	if err := f.load(o.ExpectedURLs); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// load restores counts, active hosts and the Bloom filter.
+func (f *Frontier) load(expected uint64) error {
+	if v, ok, err := f.db.Get(metaKey("counts")); err != nil {
+		return err
+	} else if ok {
+		d := newDecoder(v)
+		f.counts = counts{seen: d.uvarint(), queued: d.uvarint(), hosts: d.uvarint()}
+		if d.err != nil {
+			return fmt.Errorf("%w: counts", d.err)
+		}
+	}
+	it, err := f.db.Scan([]byte{tagHost}, []byte{tagHost + 1})
+	if err != nil {
+		return err
+	}
+	for ; it.Valid(); it.Next() {
+		rec, err := decodeHostRecord(it.Value())
+		if err != nil {
+			it.Close()
+			return err
+		}
+		if rec.queued > 0 {
+			h := &host{name: string(it.Key()[3:]), rec: rec, heapIndex: -1}
+			f.hosts[h.name] = h
+			heap.Push(&f.ready, h)
+		}
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	return f.loadBloom(expected)
+}
+
+// loadBloom restores the snapshot a clean Close wrote, if the store says it
+// is current, and otherwise rebuilds the filter from the url table.
+func (f *Frontier) loadBloom(expected uint64) error {
+	path := filepath.Join(f.dir, bloomFile)
+	_, valid, err := f.db.Get(metaKey("bloom-valid"))
+	if err != nil {
+		return err
+	}
+	if valid {
+		if file, err := os.Open(path); err == nil {
+			bl, rerr := dedup.ReadBloom(file)
+			file.Close()
+			if rerr == nil {
+				f.seen = bl
+			} else {
+				f.log.Warn("seen-set snapshot unreadable; rebuilding", "err", rerr)
+			}
+		}
+		// From now on the store moves past the snapshot.
+		b := f.db.NewBatch()
+		b.Delete(metaKey("bloom-valid"))
+		if err := b.Commit(true); err != nil {
+			return err
+		}
+		if f.seen != nil {
+			return nil
+		}
+	}
+	f.seen = dedup.NewBloom(max(expected, f.counts.seen*2), 10)
+	it, err := f.db.Scan([]byte{tagURL}, []byte{tagURL + 1})
+	if err != nil {
+		return err
+	}
+	for ; it.Valid(); it.Next() {
+		f.seen.Add(it.Key()[3:])
+	}
+	return it.Close()
+}
+
+// Close saves the Bloom filter snapshot and closes the store. The
+// frontier cannot be used afterwards.
+func (f *Frontier) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	f.broadcast()
+	err := f.saveBloom()
+	if cerr := f.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (f *Frontier) saveBloom() error {
+	path := filepath.Join(f.dir, bloomFile)
+	tmp := path + ".tmp"
+	file, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("frontier: %w", err)
+	}
+	_, err = f.seen.WriteTo(file)
+	if serr := file.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		return fmt.Errorf("frontier: seen-set snapshot: %w", err)
+	}
+	b := f.db.NewBatch()
+	b.Set(metaKey("bloom-valid"), []byte{1})
+	return b.Commit(true)
 }
 
 // Add queues each link whose key was not seen before, and lowers the
@@ -88,66 +275,183 @@ func New(o Options) *Frontier {
 func (f *Frontier) Add(_ context.Context, links []crawl.Link) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	added, changed := 0, false
+	if f.closed {
+		return 0, errClosed
+	}
+	b := f.db.NewBatch()
+	dirty := make(map[*host]struct{})
+	batchSeen := make(map[string]struct{}, len(links))
+	added, woke := 0, false
 	for _, l := range links {
-		if e, ok := f.seen[l.Key]; ok {
-			changed = f.shorterPath(e, l) || changed
+		if _, dup := batchSeen[l.Key]; dup {
 			continue
 		}
-		e := &entry{task: crawl.Task{Link: l}}
-		f.seen[l.Key] = e
-		f.push(e, false)
+		batchSeen[l.Key] = struct{}{}
+		uk := urlKey(l.Host, l.Key)
+		if f.seen.MayContain([]byte(l.Key)) {
+			v, ok, err := f.db.Get(uk)
+			if err != nil {
+				b.Discard()
+				return added, err
+			}
+			if ok {
+				rec, err := decodeURLRecord(v)
+				if err != nil {
+					b.Discard()
+					return added, err
+				}
+				changed, err := f.shorterPath(b, dirty, uk, rec, l)
+				if err != nil {
+					b.Discard()
+					return added, err
+				}
+				woke = woke || changed
+				continue
+			}
+			f.fp.falsePositives++
+		} else {
+			f.fp.trueNegatives++
+		}
+		f.seen.Add([]byte(l.Key))
+		h, err := f.activeHost(l.Host)
+		if err != nil {
+			b.Discard()
+			return added, err
+		}
+		f.enqueue(b, h, uk, crawl.Task{Link: l}, urlRecord{state: urlQueued, depth: l.Depth})
+		dirty[h] = struct{}{}
+		f.counts.seen++
 		added++
 	}
-	if added > 0 || changed {
-		f.broadcast()
+	if added == 0 && len(dirty) == 0 {
+		b.Discard()
+		if woke {
+			f.broadcast()
+		}
+		return 0, nil
 	}
+	if err := f.commit(b, dirty); err != nil {
+		return added, err
+	}
+	f.broadcast()
 	return added, nil
 }
 
-// shorterPath records that e was reached again by l, and reports whether
-// work was queued. f.mu must be held.
-func (f *Frontier) shorterPath(e *entry, l crawl.Link) bool {
-	if l.Depth >= e.task.Depth {
-		return false
+// enqueue writes a queue entry for t at the back of its band and the URL
+// record pointing at it. f.mu must be held.
+func (f *Frontier) enqueue(b *kv.Batch, h *host, uk []byte, t crawl.Task, rec urlRecord) {
+	prio := priority(t.Depth)
+	seq := h.rec.nextSeq
+	h.rec.nextSeq++
+	qk := queueKey(h.name, prio, seq)
+	b.Set(qk, encodeTask(t))
+	rec.state, rec.prio, rec.seq = urlQueued, prio, seq
+	b.Set(uk, rec.encode())
+	h.rec.queued++
+	f.counts.queued++
+	if h.head != nil && bytes.Compare(qk, h.head.key) < 0 && !h.leased {
+		h.head = nil // a new first entry: reload lazily
 	}
-	e.task.Depth, e.task.Hops, e.task.Via = l.Depth, l.Hops, l.Via
-	switch e.state {
-	case leased:
-		e.improve = true // replayed when the lease completes
-	case done:
-		return f.replay(e)
-	}
-	return false
-}
-
-// replay queues a fetched entry to have its archived response processed
-// again at its new depth. f.mu must be held.
-func (f *Frontier) replay(e *entry) bool {
-	if e.capture == nil {
-		return false // nothing archived (failed fetch): nothing to follow
-	}
-	e.task.Replay = e.capture
-	f.push(e, false)
-	return true
-}
-
-// push queues e on its host, at the back or the front. f.mu must be held.
-func (f *Frontier) push(e *entry, front bool) {
-	h := f.hosts[e.task.Host]
-	if h == nil {
-		h = &host{name: e.task.Host, heapIndex: -1}
-		f.hosts[e.task.Host] = h
-	}
-	e.state = queued
-	if front {
-		h.queue.pushFront(e)
-	} else {
-		h.queue.pushBack(e)
-	}
-	f.queued++
 	f.schedule(h)
 }
+
+// shorterPath handles a link to a URL already known: a smaller depth is
+// taken up (see crawl.Frontier.Add). It reports whether waiters should
+// wake. f.mu must be held.
+func (f *Frontier) shorterPath(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec urlRecord, l crawl.Link) (bool, error) {
+	if l.Depth >= rec.depth {
+		return false, nil
+	}
+	switch rec.state {
+	case urlQueued:
+		h, err := f.activeHost(l.Host)
+		if err != nil {
+			return false, err
+		}
+		oldKey := queueKey(l.Host, rec.prio, rec.seq)
+		v, ok, err := f.db.Get(oldKey)
+		if err != nil || !ok {
+			return false, err // an entry already completed in this batch's past: nothing to improve
+		}
+		t, err := decodeTask(v)
+		if err != nil {
+			return false, err
+		}
+		t.Depth, t.Hops, t.Via = l.Depth, l.Hops, l.Via
+		rec.depth = l.Depth
+		if ls := f.leased[l.Key]; ls != nil {
+			// Leased: rewrite the entry in place (a restart refetches it at
+			// the new depth) and replay it once the lease is done.
+			ls.improve = true
+			ls.item.task = t
+			b.Set(oldKey, encodeTask(t))
+			b.Set(uk, rec.encode())
+			return false, nil
+		}
+		// Queued: move it to its new band.
+		b.Delete(oldKey)
+		h.rec.queued--
+		f.counts.queued--
+		if h.head != nil && bytes.Equal(h.head.key, oldKey) {
+			h.head = nil
+		}
+		f.enqueue(b, h, uk, t, rec)
+		dirty[h] = struct{}{}
+		return true, nil
+	case urlDone:
+		if rec.capture == nil {
+			return false, nil // nothing archived: nothing to follow again
+		}
+		h, err := f.activeHost(l.Host)
+		if err != nil {
+			return false, err
+		}
+		t := crawl.Task{Link: l, Replay: rec.capture}
+		rec.depth = l.Depth
+		f.enqueue(b, h, uk, t, rec)
+		dirty[h] = struct{}{}
+		return true, nil
+	}
+	return false, nil
+}
+
+// activeHost returns the in-memory state of host, loading or creating it.
+// f.mu must be held.
+func (f *Frontier) activeHost(name string) (*host, error) {
+	if h := f.hosts[name]; h != nil {
+		return h, nil
+	}
+	h := &host{name: name, heapIndex: -1}
+	v, ok, err := f.db.Get(hostKey(name))
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if h.rec, err = decodeHostRecord(v); err != nil {
+			return nil, err
+		}
+	} else {
+		f.counts.hosts++
+	}
+	f.hosts[name] = h
+	return h, nil
+}
+
+// commit writes the dirty hosts' records and the counts with b, then
+// commits it without fsync (see package kv). f.mu must be held.
+func (f *Frontier) commit(b *kv.Batch, dirty map[*host]struct{}) error {
+	for h := range dirty {
+		b.Set(hostKey(h.name), h.rec.encode())
+	}
+	c := []byte{encodingVersion}
+	c = binary.AppendUvarint(c, f.counts.seen)
+	c = binary.AppendUvarint(c, f.counts.queued)
+	c = binary.AppendUvarint(c, f.counts.hosts)
+	b.Set(metaKey("counts"), c)
+	return b.Commit(false)
+}
+
+var errClosed = errors.New("frontier: closed")
 
 // Next blocks until some host is ready and leases the head of its queue.
 func (f *Frontier) Next(ctx context.Context) (crawl.Lease, error) {
@@ -162,21 +466,17 @@ func (f *Frontier) Next(ctx context.Context) (crawl.Lease, error) {
 			return crawl.Lease{}, err // an ended ctx wins over a ready host
 		}
 		f.mu.Lock()
-		var wait time.Duration
-		if len(f.ready) > 0 {
-			h := f.ready[0]
-			if wait = h.readyAt.Sub(f.now()); wait <= 0 {
-				l := f.lease(h)
-				f.mu.Unlock()
-				return l, nil
-			}
-		} else if len(f.leases) == 0 {
-			f.mu.Unlock()
-			return crawl.Lease{}, crawl.ErrExhausted
-		}
+		l, wait, err := f.tryLease()
 		changed := f.changed
 		f.mu.Unlock()
-
+		if err == nil && wait == 0 {
+			// The host's reservation must be on disk before the request
+			// goes out (see lease).
+			return l, f.db.Sync()
+		}
+		if err != nil {
+			return l, err
+		}
 		var tick <-chan time.Time
 		if wait > 0 {
 			if timer == nil {
@@ -195,59 +495,179 @@ func (f *Frontier) Next(ctx context.Context) (crawl.Lease, error) {
 	}
 }
 
-// lease pops h from the ready heap and hands out the head of its queue.
+// tryLease leases the first ready host, or says how long to wait for one
+// (wait < 0: until something changes). f.mu must be held.
+func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
+	if f.closed {
+		return crawl.Lease{}, 0, errClosed
+	}
+	for len(f.ready) > 0 {
+		h := f.ready[0]
+		now := f.now()
+		if wait := h.readyAt().Sub(now); wait > 0 {
+			return crawl.Lease{}, wait, nil
+		}
+		if h.head == nil {
+			if err := f.loadHead(h); err != nil {
+				return crawl.Lease{}, 0, err
+			}
+			if h.head == nil { // the count said queued, the store says empty: repair
+				f.log.Error("host queue empty despite its count; repaired", "host", h.name, "queued", h.rec.queued)
+				f.counts.queued -= uint64(h.rec.queued)
+				h.rec.queued = 0
+				heap.Remove(&f.ready, h.heapIndex)
+				delete(f.hosts, h.name)
+				continue
+			}
+		}
+		if !h.robotsOK {
+			if err := f.loadRobots(h); err != nil {
+				return crawl.Lease{}, 0, err
+			}
+		}
+		return f.lease(h, now)
+	}
+	if len(f.leases) == 0 {
+		return crawl.Lease{}, 0, crawl.ErrExhausted
+	}
+	return crawl.Lease{}, -1, nil
+}
+
+// lease hands out h's head. It also reserves the host in the store until
+// the latest moment the lease's request could end plus the host's delay,
+// so that after a crash mid-request a restart does not contact the host
+// again too soon; Complete replaces the reservation with the real end.
 // f.mu must be held.
-func (f *Frontier) lease(h *host) crawl.Lease {
+func (f *Frontier) lease(h *host, now time.Time) (crawl.Lease, time.Duration, error) {
 	heap.Remove(&f.ready, h.heapIndex)
-	e := h.queue.popFront()
-	e.state = leased
-	f.queued--
 	h.leased = true
+	ls := &lease{host: h, item: h.head, prevReady: h.rec.readyAt}
+	h.rec.readyAt = laterOf(h.rec.readyAt, now.Add(f.leaseTimeout+f.delay(h)))
+	b := f.db.NewBatch()
+	b.Set(hostKey(h.name), h.rec.encode())
+	if err := b.Commit(false); err != nil {
+		return crawl.Lease{}, 0, err
+	}
 	f.nextID++
-	f.leases[f.nextID] = e
-	return crawl.Lease{ID: f.nextID, Task: e.task, Robots: h.robots}
+	f.leases[f.nextID] = ls
+	f.leased[ls.item.task.Key] = ls
+	return crawl.Lease{ID: f.nextID, Task: ls.item.task, Robots: h.robots}, 0, nil
+}
+
+// loadHead reads the first entry of h's queue. f.mu must be held.
+func (f *Frontier) loadHead(h *host) error {
+	p := queuePrefix(h.name)
+	it, err := f.db.Scan(p, prefixEnd(p))
+	if err != nil {
+		return err
+	}
+	if it.Valid() {
+		t, err := decodeTask(it.Value())
+		if err != nil {
+			it.Close()
+			return err
+		}
+		h.head = &item{key: append([]byte(nil), it.Key()...), task: t}
+	}
+	return it.Close()
+}
+
+// loadRobots restores h's robots.txt state and compiles its rules.
+// f.mu must be held.
+func (f *Frontier) loadRobots(h *host) error {
+	v, ok, err := f.db.Get(robotsKey(h.name))
+	if err != nil {
+		return err
+	}
+	if ok {
+		if h.robots, err = decodeRobots(v); err != nil {
+			return err
+		}
+		if h.robots.Status == crawl.RobotsOK {
+			h.robots.Rules = robots.Parse(h.robots.Body).Group(f.agent)
+		}
+	}
+	h.robotsOK = true
+	return nil
 }
 
 // Complete applies a lease's outcome: the host's robots.txt state, its next
-// ready time, and the fate of the task.
+// ready time, and the fate of the task. It returns once the outcome, and
+// every Add before it, is on disk.
 func (f *Frontier) Complete(_ context.Context, l crawl.Lease, out crawl.Outcome) error {
+	if err := f.complete(l, out); err != nil {
+		return err
+	}
+	return f.db.Sync()
+}
+
+func (f *Frontier) complete(l crawl.Lease, out crawl.Outcome) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	e, ok := f.leases[l.ID]
-	if !ok {
-		return nil // already completed
+	ls, ok := f.leases[l.ID]
+	if !ok || f.closed {
+		return nil // already completed (or closed: the entry stays queued)
 	}
 	delete(f.leases, l.ID)
-	h := f.hosts[e.task.Host]
+	delete(f.leased, ls.item.task.Key)
+	h := ls.host
 	h.leased = false
+	b := f.db.NewBatch()
 
 	if out.Robots != nil {
 		h.robots = *out.Robots
+		h.robotsOK = true
+		b.Set(robotsKey(h.name), encodeRobots(h.robots))
 	}
+	// The lease reserved the host pessimistically; now the exchange's end
+	// is known.
+	h.rec.readyAt = ls.prevReady
 	if out.Requested {
-		h.readyAt = laterOf(h.readyAt, out.End.Add(f.delay(h)))
+		h.rec.readyAt = laterOf(h.rec.readyAt, out.End.Add(f.delay(h)))
 	}
 
+	t := ls.item.task
+	uk := urlKey(h.name, t.Key)
 	switch out.Disposition {
 	case crawl.Requeue:
-		e.improve = false // it goes back with its new depth anyway
-		f.push(e, true)
+		// The entry stays where it is; an Add during the lease may have put
+		// another before it, so the head is read again.
+		h.head = nil
 	case crawl.Retry:
-		e.improve = false
-		e.task.Attempt++
-		f.push(e, false)
+		b.Delete(ls.item.key)
+		h.rec.queued--
+		f.counts.queued--
+		t.Attempt++
+		t.Replay = nil
+		h.head = nil
+		f.enqueue(b, h, uk, t, urlRecord{depth: t.Depth})
 	default:
-		e.state = done
-		e.task.Replay = nil
-		if out.Capture != nil {
-			e.capture = out.Capture
+		b.Delete(ls.item.key)
+		h.rec.queued--
+		f.counts.queued--
+		h.head = nil
+		if out.Requested || out.Status != 0 {
+			h.rec.fetched++
 		}
-		if e.improve {
-			e.improve = false
-			f.replay(e)
+		rec := urlRecord{state: urlDone, depth: t.Depth, status: out.Status, capture: out.Capture}
+		if out.Requested {
+			rec.fetchedAt = out.End
+		}
+		if ls.improve && rec.capture != nil {
+			t.Replay = rec.capture
+			f.enqueue(b, h, uk, t, rec)
+		} else {
+			b.Set(uk, rec.encode())
 		}
 	}
-	f.schedule(h)
+	if err := f.commit(b, map[*host]struct{}{h: {}}); err != nil {
+		return err
+	}
+	if h.rec.queued == 0 {
+		delete(f.hosts, h.name) // idle: its record is in the store
+	} else {
+		f.schedule(h)
+	}
 	f.broadcast()
 	return nil
 }
@@ -255,7 +675,7 @@ func (f *Frontier) Complete(_ context.Context, l crawl.Lease, out crawl.Outcome)
 // delay is the gap to keep after the last exchange with h. f.mu must be held.
 func (f *Frontier) delay(h *host) time.Duration {
 	if h.robots.Status == crawl.RobotsUnavailable {
-		return f.policy.RobotsRetryDelay(h.robots.Failures)
+		return max(f.policy.Delay, f.policy.RobotsRetryDelay(h.robots.Failures))
 	}
 	var crawlDelay time.Duration
 	if h.robots.Status == crawl.RobotsOK && h.robots.Rules != nil {
@@ -270,11 +690,13 @@ func (f *Frontier) delay(h *host) time.Duration {
 	return d
 }
 
+func (h *host) readyAt() time.Time { return h.rec.readyAt }
+
 // schedule puts h in the ready heap if it has work and no lease out, or
 // fixes its position. f.mu must be held.
 func (f *Frontier) schedule(h *host) {
 	switch {
-	case h.leased || h.queue.len() == 0:
+	case h.leased || h.rec.queued == 0:
 		if h.heapIndex >= 0 {
 			heap.Remove(&f.ready, h.heapIndex)
 		}
@@ -295,14 +717,14 @@ func (f *Frontier) broadcast() {
 func (f *Frontier) Stats() crawl.FrontierStats {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	s := crawl.FrontierStats{
-		Queued:   f.queued,
-		InFlight: len(f.leases),
-		Hosts:    len(f.hosts),
-		Seen:     len(f.seen),
+	return crawl.FrontierStats{
+		Queued:      int(f.counts.queued),
+		InFlight:    len(f.leases),
+		Hosts:       int(f.counts.hosts),
+		Active:      len(f.hosts),
+		Seen:        int(f.counts.seen),
+		BloomFPRate: f.fp.rate(),
 	}
-	s.Active = len(f.ready) + len(f.leases)
-	return s
 }
 
 func laterOf(a, b time.Time) time.Time {

@@ -22,8 +22,23 @@ func link(host string, n int) crawl.Link {
 	return crawl.Link{URL: u, Key: u, Host: host}
 }
 
-func newTestFrontier(delay time.Duration) *Frontier {
-	return New(Options{Policy: politeness.Policy{Delay: delay}})
+// openTest opens a frontier in a fresh directory, closed when the test ends.
+func openTest(t testing.TB, p politeness.Policy) *Frontier {
+	t.Helper()
+	f, err := Open(Options{Dir: t.TempDir(), Policy: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return f
+}
+
+func newTestFrontier(t testing.TB, delay time.Duration) *Frontier {
+	return openTest(t, politeness.Policy{Delay: delay})
 }
 
 func mustNext(t *testing.T, f *Frontier) crawl.Lease {
@@ -36,7 +51,7 @@ func mustNext(t *testing.T, f *Frontier) crawl.Lease {
 }
 
 func TestAddIsIdempotent(t *testing.T) {
-	f := newTestFrontier(time.Second)
+	f := newTestFrontier(t, time.Second)
 	ctx := t.Context()
 	n, _ := f.Add(ctx, []crawl.Link{link("a", 1), link("a", 2), link("a", 1)})
 	if n != 2 {
@@ -55,7 +70,7 @@ func TestAddIsIdempotent(t *testing.T) {
 // hosts, and blocks rather than hand out the same host twice.
 func TestOneLeasePerHost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newTestFrontier(time.Second)
+		f := newTestFrontier(t, time.Second)
 		f.Add(t.Context(), []crawl.Link{link("a", 1), link("a", 2), link("b", 1)})
 		l1 := mustNext(t, f)
 		l2 := mustNext(t, f)
@@ -86,7 +101,7 @@ func TestReadyTime(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := New(Options{Policy: politeness.Policy{Delay: 2 * time.Second, CrawlDelayCap: 10 * time.Second}})
+				f := openTest(t, politeness.Policy{Delay: 2 * time.Second, CrawlDelayCap: 10 * time.Second})
 				f.Add(t.Context(), []crawl.Link{link("a", 1), link("a", 2)})
 				l := mustNext(t, f)
 				end := time.Now().Add(300 * time.Millisecond)
@@ -109,7 +124,7 @@ func TestReadyTime(t *testing.T) {
 // disallowed the URL) does not delay the host.
 func TestNoRequestKeepsReadyTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newTestFrontier(time.Minute)
+		f := newTestFrontier(t, time.Minute)
 		f.Add(t.Context(), []crawl.Link{link("a", 1), link("a", 2)})
 		start := time.Now()
 		l := mustNext(t, f)
@@ -123,7 +138,7 @@ func TestNoRequestKeepsReadyTime(t *testing.T) {
 
 func TestUnavailableRobotsBacksOff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := New(Options{Policy: politeness.Policy{Delay: time.Second, RobotsBackoff: time.Minute}})
+		f := openTest(t, politeness.Policy{Delay: time.Second, RobotsBackoff: time.Minute})
 		f.Add(t.Context(), []crawl.Link{link("a", 1)})
 		l := mustNext(t, f)
 		now := time.Now()
@@ -141,7 +156,7 @@ func TestUnavailableRobotsBacksOff(t *testing.T) {
 
 func TestDispositions(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newTestFrontier(time.Second)
+		f := newTestFrontier(t, time.Second)
 		f.Add(t.Context(), []crawl.Link{link("a", 1), link("a", 2)})
 		l := mustNext(t, f) // a1
 		f.Complete(t.Context(), l, crawl.Outcome{Disposition: crawl.Requeue})
@@ -168,7 +183,7 @@ func TestDispositions(t *testing.T) {
 // waits, because the lease may still discover links.
 func TestExhaustedWaitsForLeases(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newTestFrontier(time.Second)
+		f := newTestFrontier(t, time.Second)
 		f.Add(t.Context(), []crawl.Link{link("a", 1)})
 		l := mustNext(t, f)
 		got := make(chan crawl.Lease, 1)
@@ -193,36 +208,13 @@ func TestExhaustedWaitsForLeases(t *testing.T) {
 	})
 }
 
-func BenchmarkAddNextComplete(b *testing.B) {
-	f := New(Options{Policy: politeness.Policy{Delay: time.Nanosecond}})
-	ctx := context.Background()
-	links := make([]crawl.Link, 0, 1000)
-	for i := range 1000 {
-		links = append(links, link(fmt.Sprintf("h%d", i%100), i))
-	}
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		for j := range links {
-			links[j].Key = fmt.Sprintf("%d-%d", i, j)
-		}
-		f.Add(ctx, links)
-		for range links {
-			l, err := f.Next(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			f.Complete(ctx, l, crawl.Outcome{})
-		}
-	}
-}
-
 // TestShorterPath: a URL found again by a shorter path takes the smaller
 // depth; if it was already fetched, its capture is replayed, never fetched
 // twice.
 func TestShorterPath(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		f := New(Options{Policy: politeness.Policy{Delay: time.Second}})
+		f := openTest(t, politeness.Policy{Delay: time.Second})
 		deep := func(n, depth int) crawl.Link { l := link("a", n); l.Depth = depth; return l }
 
 		// Queued: updated in place.
@@ -266,7 +258,7 @@ func TestShorterPath(t *testing.T) {
 // TestNextHonoursEndedContext: a ready host does not make Next ignore an
 // ended context (a stopped crawl must stop leasing).
 func TestNextHonoursEndedContext(t *testing.T) {
-	f := newTestFrontier(time.Second)
+	f := newTestFrontier(t, time.Second)
 	f.Add(t.Context(), []crawl.Link{link("a", 1)})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()

@@ -6,10 +6,10 @@ type hostHeap []*host
 func (h hostHeap) Len() int { return len(h) }
 
 func (h hostHeap) Less(i, j int) bool {
-	if h[i].readyAt.Equal(h[j].readyAt) {
+	if h[i].readyAt().Equal(h[j].readyAt()) {
 		return h[i].name < h[j].name // deterministic order among equals
 	}
-	return h[i].readyAt.Before(h[j].readyAt)
+	return h[i].readyAt().Before(h[j].readyAt())
 }
 
 func (h hostHeap) Swap(i, j int) {

@@ -1,0 +1,149 @@
+package frontier
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/politeness"
+)
+
+func benchLink(host, page int) crawl.Link {
+	h := fmt.Sprintf("host%d.example.com", host)
+	u := fmt.Sprintf("https://%s/section/%d/article-%d.html", h, page%97, page)
+	return crawl.Link{URL: u, Key: u, Host: h, Depth: 1 + page%4, Via: "https://" + h + "/"}
+}
+
+// BenchmarkAdd adds batches of 50 links, about 80% of them already seen,
+// as a crawl's pages typically produce (navigation repeats on every page).
+func BenchmarkAdd(b *testing.B) {
+	f := openTest(b, politeness.Policy{})
+	ctx := context.Background()
+	const hosts, batch = 1000, 50
+	next := 0 // pages 0..next-1 are known
+	b.ReportAllocs()
+	links := make([]crawl.Link, batch)
+	for b.Loop() {
+		for i := range links {
+			if i%5 == 0 || next < batch { // 20% new
+				links[i] = benchLink(next%hosts, next)
+				next++
+			} else {
+				p := (next * 7919 * (i + 1)) % next
+				links[i] = benchLink(p%hosts, p)
+			}
+		}
+		if _, err := f.Add(ctx, links); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "links/s")
+	b.ReportMetric(100*f.Stats().BloomFPRate, "bloom-fp-%")
+}
+
+// BenchmarkNextComplete leases and completes URLs spread over many hosts,
+// one at a time: every operation waits for its own fsync.
+func BenchmarkNextComplete(b *testing.B) { benchNextComplete(b, 1) }
+
+// BenchmarkNextCompleteWorkers does the same from 32 goroutines, as a
+// crawl's workers do: concurrent operations share fsyncs.
+func BenchmarkNextCompleteWorkers(b *testing.B) { benchNextComplete(b, 32) }
+
+func benchNextComplete(b *testing.B, workers int) {
+	var clock atomic.Int64 // nanoseconds; every operation moves it on
+	clock.Store(1e18)
+	now := func() time.Time { return time.Unix(0, clock.Add(int64(time.Millisecond))) }
+	f, err := Open(Options{Dir: b.TempDir(), Policy: politeness.Policy{Delay: time.Nanosecond}, LeaseTimeout: time.Nanosecond, Now: now})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	ctx := context.Background()
+	const hosts = 1000
+	links := make([]crawl.Link, 0, 1000)
+	for i := range b.N + workers {
+		links = append(links, benchLink(i%hosts, i))
+		if len(links) == cap(links) {
+			f.Add(ctx, links)
+			links = links[:0]
+		}
+	}
+	f.Add(ctx, links)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for w := range workers {
+		n := b.N / workers
+		if w == 0 {
+			n += b.N % workers
+		}
+		wg.Go(func() {
+			for range n {
+				l, err := f.Next(ctx)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				if err := f.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Done, Requested: true, End: now()}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
+
+// BenchmarkFill queues GODWIT_FILL URLs (default 1M) over 100k hosts and
+// reports the Go heap and the store's size on disk per queued URL: memory
+// must not grow with the queue. Run the 10M case with
+//
+//	GODWIT_FILL=10000000 go test -run '^$' -bench Fill -benchtime 1x ./internal/frontier
+func BenchmarkFill(b *testing.B) {
+	n := 1_000_000
+	if v, err := strconv.Atoi(os.Getenv("GODWIT_FILL")); err == nil && v > 0 {
+		n = v
+	}
+	const hosts = 100_000
+	for b.Loop() {
+		dir := b.TempDir()
+		f, err := Open(Options{Dir: dir, ExpectedURLs: uint64(n)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		links := make([]crawl.Link, 0, 1000)
+		var urlBytes int64
+		for i := range n {
+			l := benchLink(i%hosts, i)
+			urlBytes += int64(len(l.URL))
+			links = append(links, l)
+			if len(links) == cap(links) {
+				if _, err := f.Add(ctx, links); err != nil {
+					b.Fatal(err)
+				}
+				links = links[:0]
+			}
+		}
+		f.Add(ctx, links)
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		disk := f.db.DiskBytes()
+		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB")
+		b.ReportMetric(float64(disk)/float64(n), "disk-B/url")
+		b.ReportMetric(float64(int64(disk)-urlBytes)/float64(n), "disk-B/url-beyond-text")
+		b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "links/s")
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

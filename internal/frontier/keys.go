@@ -1,0 +1,335 @@
+package frontier
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/godwit-crawler/godwit/internal/crawl"
+)
+
+// Shards is P in DESIGN.md: every key starts with shard = xxhash64(host)
+// mod Shards, fixed for the life of a crawl, so cluster mode can hand a
+// shard's key range to another node as a unit.
+const Shards = 1024
+
+// Table tags: the first byte of every key. The byte layout of keys and
+// values is documented in docs/formats.md ("Crawl state").
+const (
+	tagHost   = 'h' // h shard host                  → hostRecord
+	tagRobots = 'r' // r shard host                  → robotsRecord
+	tagQueue  = 'q' // q shard host 0x00 prio seq    → task
+	tagURL    = 'u' // u shard urlkey                → urlRecord
+	tagMeta   = 'm' // m name                        → meta values
+)
+
+// encodingVersion starts every value, so the format can evolve.
+const encodingVersion = 1
+
+var errCorrupt = errors.New("frontier: corrupt record")
+
+func shardOf(host string) uint16 { return uint16(xxhash.Sum64String(host) % Shards) }
+
+func appendPrefix(b []byte, tag byte, host string) []byte {
+	b = append(b, tag)
+	b = binary.BigEndian.AppendUint16(b, shardOf(host))
+	return append(b, host...)
+}
+
+func hostKey(host string) []byte   { return appendPrefix(nil, tagHost, host) }
+func robotsKey(host string) []byte { return appendPrefix(nil, tagRobots, host) }
+
+// queuePrefix is the key prefix of one host's queue.
+func queuePrefix(host string) []byte { return append(appendPrefix(nil, tagQueue, host), 0) }
+
+func queueKey(host string, prio uint8, seq uint64) []byte {
+	b := append(queuePrefix(host), prio)
+	return binary.BigEndian.AppendUint64(b, seq)
+}
+
+// urlKey places a URL record in its host's shard.
+func urlKey(host, key string) []byte {
+	b := append(make([]byte, 0, 3+len(key)), tagURL)
+	b = binary.BigEndian.AppendUint16(b, shardOf(host))
+	return append(b, key...)
+}
+
+func metaKey(name string) []byte { return append([]byte{tagMeta}, name...) }
+
+// prefixEnd is the smallest key greater than every key with prefix p.
+func prefixEnd(p []byte) []byte {
+	end := append([]byte(nil), p...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// priority is the Mercator front-queue band of a link: its depth, so each
+// host's queue is served breadth-first.
+func priority(depth int) uint8 { return uint8(min(max(depth, 0), 255)) }
+
+// decoder reads the fields of a value in order, remembering the first error.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func newDecoder(b []byte) *decoder {
+	d := &decoder{b: b}
+	if len(b) == 0 || b[0] != encodingVersion {
+		d.err = errCorrupt
+		return d
+	}
+	d.b = b[1:]
+	return d
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errCorrupt
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err = errCorrupt
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) bytes() []byte {
+	n := d.uvarint()
+	if d.err != nil {
+		return nil
+	}
+	if uint64(len(d.b)) < n {
+		d.err = errCorrupt
+		return nil
+	}
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) string() string { return string(d.bytes()) }
+
+func (d *decoder) time() time.Time {
+	ns := d.varint()
+	if ns == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendTime(b []byte, t time.Time) []byte {
+	if t.IsZero() {
+		return binary.AppendVarint(b, 0)
+	}
+	return binary.AppendVarint(b, t.UnixNano())
+}
+
+func appendCapture(b []byte, c *crawl.Capture) []byte {
+	if c == nil {
+		return append(b, 0)
+	}
+	b = append(b, 1)
+	b = appendString(b, c.File)
+	b = binary.AppendUvarint(b, uint64(c.Offset))
+	return binary.AppendUvarint(b, uint64(c.Length))
+}
+
+func (d *decoder) capture() *crawl.Capture {
+	if d.err != nil || len(d.b) == 0 {
+		d.err = errCorrupt
+		return nil
+	}
+	has := d.b[0]
+	d.b = d.b[1:]
+	if has == 0 {
+		return nil
+	}
+	c := &crawl.Capture{File: d.string()}
+	c.Offset = int64(d.uvarint())
+	c.Length = int64(d.uvarint())
+	return c
+}
+
+// encodeTask is a queue entry's value. The URL is stored once more as the
+// key only when the canonical key differs from it.
+func encodeTask(t crawl.Task) []byte {
+	b := make([]byte, 0, 32+len(t.URL)+len(t.Via))
+	b = append(b, encodingVersion)
+	b = appendString(b, t.URL)
+	if t.Key == t.URL {
+		b = appendString(b, "")
+	} else {
+		b = appendString(b, t.Key)
+	}
+	b = appendString(b, t.Host)
+	b = binary.AppendUvarint(b, uint64(t.Depth))
+	b = binary.AppendUvarint(b, uint64(t.Hops))
+	b = appendString(b, t.Via)
+	b = binary.AppendUvarint(b, uint64(t.Attempt))
+	return appendCapture(b, t.Replay)
+}
+
+func decodeTask(v []byte) (crawl.Task, error) {
+	d := newDecoder(v)
+	var t crawl.Task
+	t.URL = d.string()
+	t.Key = d.string()
+	if t.Key == "" {
+		t.Key = t.URL
+	}
+	t.Host = d.string()
+	t.Depth = int(d.uvarint())
+	t.Hops = int(d.uvarint())
+	t.Via = d.string()
+	t.Attempt = int(d.uvarint())
+	t.Replay = d.capture()
+	if d.err != nil {
+		return crawl.Task{}, fmt.Errorf("%w: queue entry", d.err)
+	}
+	return t, nil
+}
+
+// urlState is where a URL stands in the crawl.
+type urlState uint8
+
+const (
+	urlQueued urlState = 1 // a queue entry exists (also while leased)
+	urlDone   urlState = 2 // finished: fetched, failed for good, or skipped
+)
+
+// urlRecord is the authoritative seen-set entry of one URL key.
+type urlRecord struct {
+	state     urlState
+	depth     int
+	prio      uint8  // queue band of its entry, when queued
+	seq       uint64 // queue sequence of its entry, when queued
+	status    int    // HTTP status of the last fetch, 0 if none
+	fetchedAt time.Time
+	capture   *crawl.Capture // where the last response was archived
+}
+
+func (r urlRecord) encode() []byte {
+	b := make([]byte, 0, 48)
+	b = append(b, encodingVersion, byte(r.state))
+	b = binary.AppendUvarint(b, uint64(r.depth))
+	b = append(b, r.prio)
+	b = binary.AppendUvarint(b, r.seq)
+	b = binary.AppendUvarint(b, uint64(r.status))
+	b = appendTime(b, r.fetchedAt)
+	return appendCapture(b, r.capture)
+}
+
+func decodeURLRecord(v []byte) (urlRecord, error) {
+	d := newDecoder(v)
+	var r urlRecord
+	if d.err == nil && len(d.b) > 0 {
+		r.state = urlState(d.b[0])
+		d.b = d.b[1:]
+	}
+	r.depth = int(d.uvarint())
+	if d.err == nil && len(d.b) > 0 {
+		r.prio = d.b[0]
+		d.b = d.b[1:]
+	}
+	r.seq = d.uvarint()
+	r.status = int(d.uvarint())
+	r.fetchedAt = d.time()
+	r.capture = d.capture()
+	if d.err != nil {
+		return urlRecord{}, fmt.Errorf("%w: url record", d.err)
+	}
+	return r, nil
+}
+
+// hostRecord is the persistent, frequently rewritten part of a host's
+// state; its robots.txt lives in its own record, rewritten only when it
+// changes.
+type hostRecord struct {
+	readyAt time.Time
+	nextSeq uint64
+	queued  int
+	fetched int
+}
+
+func (r hostRecord) encode() []byte {
+	b := make([]byte, 0, 32)
+	b = append(b, encodingVersion)
+	b = appendTime(b, r.readyAt)
+	b = binary.AppendUvarint(b, r.nextSeq)
+	b = binary.AppendUvarint(b, uint64(r.queued))
+	return binary.AppendUvarint(b, uint64(r.fetched))
+}
+
+func decodeHostRecord(v []byte) (hostRecord, error) {
+	d := newDecoder(v)
+	var r hostRecord
+	r.readyAt = d.time()
+	r.nextSeq = d.uvarint()
+	r.queued = int(d.uvarint())
+	r.fetched = int(d.uvarint())
+	if d.err != nil {
+		return hostRecord{}, fmt.Errorf("%w: host record", d.err)
+	}
+	return r, nil
+}
+
+// encodeRobots stores a host's robots.txt state; the compiled rules are
+// rebuilt from the body on load.
+func encodeRobots(s crawl.RobotsState) []byte {
+	b := make([]byte, 0, 32+len(s.Body))
+	b = append(b, encodingVersion, byte(s.Status))
+	b = appendString(b, string(s.Body))
+	b = appendTime(b, s.FetchedAt)
+	b = binary.AppendUvarint(b, uint64(s.Failures))
+	b = appendString(b, s.URL)
+	return binary.AppendUvarint(b, uint64(s.Hops))
+}
+
+func decodeRobots(v []byte) (crawl.RobotsState, error) {
+	d := newDecoder(v)
+	var s crawl.RobotsState
+	if d.err == nil && len(d.b) > 0 {
+		s.Status = crawl.RobotsStatus(d.b[0])
+		d.b = d.b[1:]
+	}
+	if body := d.bytes(); len(body) > 0 {
+		s.Body = append([]byte(nil), body...)
+	}
+	s.FetchedAt = d.time()
+	s.Failures = int(d.uvarint())
+	s.URL = d.string()
+	s.Hops = int(d.uvarint())
+	if d.err != nil {
+		return crawl.RobotsState{}, fmt.Errorf("%w: robots record", d.err)
+	}
+	return s, nil
+}
