@@ -3,6 +3,8 @@ package dedup
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 
 	bitsbloom "github.com/bits-and-blooms/bloom/v3"
@@ -133,3 +135,41 @@ func mix(x uint64) uint64 {
 }
 
 var sink int
+
+// BenchmarkMayContainLarge checks the target at crawl scale: test
+// ≤ 100 ns at 100M keys, false-positive rate within 20% of the configured
+// one. It needs ~125 MiB and a minute to fill, so it runs only with
+//
+//	GODWIT_BLOOM_KEYS=100000000 go test -run '^$' -bench Large ./internal/dedup
+func BenchmarkMayContainLarge(b *testing.B) {
+	n, err := strconv.Atoi(os.Getenv("GODWIT_BLOOM_KEYS"))
+	if err != nil || n <= 0 {
+		b.Skip("set GODWIT_BLOOM_KEYS to run")
+	}
+	f := NewBloom(uint64(n), 10)
+	var k [8]byte
+	for i := range n {
+		binary.LittleEndian.PutUint64(k[:], uint64(i))
+		f.Add(k[:])
+	}
+	fp := 0
+	const probes = 1 << 20
+	for i := range probes {
+		binary.LittleEndian.PutUint64(k[:], 1<<40+uint64(i))
+		if f.MayContain(k[:]) {
+			fp++
+		}
+	}
+	b.ResetTimer()
+	found := 0
+	for i := 0; i < b.N; i++ {
+		binary.LittleEndian.PutUint64(k[:], uint64(i*7919%n)) // scattered hits
+		if f.MayContain(k[:]) {
+			found++
+		}
+	}
+	sink = found
+	b.ReportMetric(100*float64(fp)/probes, "fp-%")
+	b.ReportMetric(100*f.EstimatedFPRate(), "est-fp-%")
+	b.ReportMetric(float64(f.SizeBytes())/(1<<20), "MiB")
+}

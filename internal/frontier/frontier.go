@@ -281,7 +281,7 @@ func (f *Frontier) Add(_ context.Context, links []crawl.Link) (int, error) {
 	b := f.db.NewBatch()
 	dirty := make(map[*host]struct{})
 	batchSeen := make(map[string]struct{}, len(links))
-	added, woke := 0, false
+	added := 0
 	for _, l := range links {
 		if _, dup := batchSeen[l.Key]; dup {
 			continue
@@ -300,12 +300,10 @@ func (f *Frontier) Add(_ context.Context, links []crawl.Link) (int, error) {
 					b.Discard()
 					return added, err
 				}
-				changed, err := f.shorterPath(b, dirty, uk, rec, l)
-				if err != nil {
+				if err := f.shorterPath(b, dirty, uk, rec, l); err != nil {
 					b.Discard()
 					return added, err
 				}
-				woke = woke || changed
 				continue
 			}
 			f.fp.falsePositives++
@@ -323,11 +321,8 @@ func (f *Frontier) Add(_ context.Context, links []crawl.Link) (int, error) {
 		f.counts.seen++
 		added++
 	}
-	if added == 0 && len(dirty) == 0 {
-		b.Discard()
-		if woke {
-			f.broadcast()
-		}
+	if b.Empty() {
+		b.Discard() // every link was seen, none by a shorter path
 		return 0, nil
 	}
 	if err := f.commit(b, dirty); err != nil {
@@ -356,26 +351,26 @@ func (f *Frontier) enqueue(b *kv.Batch, h *host, uk []byte, t crawl.Task, rec ur
 }
 
 // shorterPath handles a link to a URL already known: a smaller depth is
-// taken up (see crawl.Frontier.Add). It reports whether waiters should
-// wake. f.mu must be held.
-func (f *Frontier) shorterPath(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec urlRecord, l crawl.Link) (bool, error) {
+// taken up (see crawl.Frontier.Add), with its writes in b. f.mu must be
+// held.
+func (f *Frontier) shorterPath(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec urlRecord, l crawl.Link) error {
 	if l.Depth >= rec.depth {
-		return false, nil
+		return nil
 	}
 	switch rec.state {
 	case urlQueued:
 		h, err := f.activeHost(l.Host)
 		if err != nil {
-			return false, err
+			return err
 		}
 		oldKey := queueKey(l.Host, rec.prio, rec.seq)
 		v, ok, err := f.db.Get(oldKey)
 		if err != nil || !ok {
-			return false, err // an entry already completed in this batch's past: nothing to improve
+			return err // an entry already completed in this batch's past: nothing to improve
 		}
 		t, err := decodeTask(v)
 		if err != nil {
-			return false, err
+			return err
 		}
 		t.Depth, t.Hops, t.Via = l.Depth, l.Hops, l.Via
 		rec.depth = l.Depth
@@ -386,7 +381,7 @@ func (f *Frontier) shorterPath(b *kv.Batch, dirty map[*host]struct{}, uk []byte,
 			ls.item.task = t
 			b.Set(oldKey, encodeTask(t))
 			b.Set(uk, rec.encode())
-			return false, nil
+			return nil
 		}
 		// Queued: move it to its new band.
 		b.Delete(oldKey)
@@ -397,22 +392,22 @@ func (f *Frontier) shorterPath(b *kv.Batch, dirty map[*host]struct{}, uk []byte,
 		}
 		f.enqueue(b, h, uk, t, rec)
 		dirty[h] = struct{}{}
-		return true, nil
+		return nil
 	case urlDone:
 		if rec.capture == nil {
-			return false, nil // nothing archived: nothing to follow again
+			return nil // nothing archived: nothing to follow again
 		}
 		h, err := f.activeHost(l.Host)
 		if err != nil {
-			return false, err
+			return err
 		}
 		t := crawl.Task{Link: l, Replay: rec.capture}
 		rec.depth = l.Depth
 		f.enqueue(b, h, uk, t, rec)
 		dirty[h] = struct{}{}
-		return true, nil
+		return nil
 	}
-	return false, nil
+	return nil
 }
 
 // activeHost returns the in-memory state of host, loading or creating it.

@@ -266,3 +266,33 @@ func TestNextHonoursEndedContext(t *testing.T) {
 		t.Fatalf("Next(ended ctx) = %+v, %v; want context.Canceled", l.Task, err)
 	}
 }
+
+// TestShorterPathWhileLeasedPersists: a URL found by a shorter path while
+// its lease is out is stored at the new depth, so a restart before the
+// lease completes fetches it at that depth.
+func TestShorterPathWhileLeasedPersists(t *testing.T) {
+	dir := t.TempDir()
+	open := func() *Frontier {
+		f, err := Open(Options{Dir: dir, Policy: politeness.Policy{Delay: time.Nanosecond}, LeaseTimeout: time.Nanosecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	f := open()
+	l := link("a", 1)
+	l.Depth = 4
+	f.Add(t.Context(), []crawl.Link{l})
+	mustNext(t, f)
+	l.Depth = 1
+	f.Add(t.Context(), []crawl.Link{l})
+	if err := f.Close(); err != nil { // the lease is lost, as in a crash
+		t.Fatal(err)
+	}
+	f = open()
+	defer f.Close()
+	time.Sleep(time.Millisecond) // past the reservation
+	if got := mustNext(t, f); got.Task.Depth != 1 {
+		t.Errorf("after restart the URL is leased at depth %d, want 1", got.Task.Depth)
+	}
+}
