@@ -53,6 +53,12 @@ type host struct {
 	robots    crawl.RobotsState
 	robotsOK  bool  // robots loaded from the store
 	head      *item // the first queue entry, loaded lazily; the in-memory window
+	// scanFrom is a key no greater than any live entry of the queue (nil:
+	// the queue's prefix). Reading the head from there skips the
+	// tombstones that deleted entries leave at the front of the queue
+	// until compaction removes them; from the prefix, finding the head
+	// would cost time proportional to the URLs the host already had.
+	scanFrom []byte
 	leased    bool
 	heapIndex int // position in Frontier.ready; -1 when absent
 	capLogged bool
@@ -347,6 +353,9 @@ func (f *Frontier) enqueue(b *kv.Batch, h *host, uk []byte, t crawl.Task, rec ur
 	if h.head != nil && bytes.Compare(qk, h.head.key) < 0 && !h.leased {
 		h.head = nil // a new first entry: reload lazily
 	}
+	if h.scanFrom != nil && bytes.Compare(qk, h.scanFrom) < 0 {
+		h.scanFrom = qk
+	}
 	f.schedule(h)
 }
 
@@ -552,7 +561,11 @@ func (f *Frontier) lease(h *host, now time.Time) (crawl.Lease, time.Duration, er
 // loadHead reads the first entry of h's queue. f.mu must be held.
 func (f *Frontier) loadHead(h *host) error {
 	p := queuePrefix(h.name)
-	it, err := f.db.Scan(p, prefixEnd(p))
+	from := h.scanFrom
+	if from == nil {
+		from = p
+	}
+	it, err := f.db.Scan(from, prefixEnd(p))
 	if err != nil {
 		return err
 	}
@@ -563,6 +576,7 @@ func (f *Frontier) loadHead(h *host) error {
 			return err
 		}
 		h.head = &item{key: append([]byte(nil), it.Key()...), task: t}
+		h.scanFrom = h.head.key // nothing live is before the head
 	}
 	return it.Close()
 }
@@ -630,6 +644,7 @@ func (f *Frontier) complete(l crawl.Lease, out crawl.Outcome) error {
 		h.head = nil
 	case crawl.Retry:
 		b.Delete(ls.item.key)
+		h.deleted(ls.item.key)
 		h.rec.queued--
 		f.counts.queued--
 		t.Attempt++
@@ -638,6 +653,7 @@ func (f *Frontier) complete(l crawl.Lease, out crawl.Outcome) error {
 		f.enqueue(b, h, uk, t, urlRecord{depth: t.Depth})
 	default:
 		b.Delete(ls.item.key)
+		h.deleted(ls.item.key)
 		h.rec.queued--
 		f.counts.queued--
 		h.head = nil
@@ -686,6 +702,15 @@ func (f *Frontier) delay(h *host) time.Duration {
 }
 
 func (h *host) readyAt() time.Time { return h.rec.readyAt }
+
+// deleted notes that the queue entry at key is gone: if it was the lower
+// bound itself (the head, with nothing inserted before it since), every
+// live entry is now after it.
+func (h *host) deleted(key []byte) {
+	if bytes.Equal(h.scanFrom, key) {
+		h.scanFrom = append(append(h.scanFrom[:0:0], key...), 0) // the next possible key
+	}
+}
 
 // schedule puts h in the ready heap if it has work and no lease out, or
 // fixes its position. f.mu must be held.
