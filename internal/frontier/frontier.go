@@ -48,17 +48,17 @@ type Frontier struct {
 
 // host is the in-memory state of an active host.
 type host struct {
-	name      string
-	rec       hostRecord
-	robots    crawl.RobotsState
-	robotsOK  bool  // robots loaded from the store
-	head      *item // the first queue entry, loaded lazily; the in-memory window
+	name     string
+	rec      hostRecord
+	robots   crawl.RobotsState
+	robotsOK bool  // robots loaded from the store
+	head     *item // the first queue entry, loaded lazily; the in-memory window
 	// scanFrom is a key no greater than any live entry of the queue (nil:
 	// the queue's prefix). Reading the head from there skips the
 	// tombstones that deleted entries leave at the front of the queue
 	// until compaction removes them; from the prefix, finding the head
 	// would cost time proportional to the URLs the host already had.
-	scanFrom []byte
+	scanFrom  []byte
 	leased    bool
 	heapIndex int // position in Frontier.ready; -1 when absent
 	capLogged bool
