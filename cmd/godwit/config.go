@@ -14,7 +14,9 @@ import (
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
+	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/fetch"
+	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
 // crawlSettings is everything `godwit crawl` can be told, from a YAML file
@@ -42,6 +44,13 @@ type crawlSettings struct {
 	LogLevel      string         `yaml:"log_level"`
 	Robots        robotsSettings `yaml:"robots"`
 	WARC          warcSettings   `yaml:"warc"`
+
+	// URL identity, scope rules and trap defences: see the "URLs, scope
+	// and traps" block at the end of this file.
+	URL     urlSettings   `yaml:"url"`
+	Include scopeSettings `yaml:"include"`
+	Exclude scopeSettings `yaml:"exclude"`
+	Traps   trapSettings  `yaml:"traps"`
 
 	// proxyEnv is the proxy environment (HTTP_PROXY, HTTPS_PROXY,
 	// NO_PROXY), used when Proxy is empty. Only the crawl command fills it.
@@ -227,3 +236,61 @@ func (s crawlSettings) userAgent() string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// --- URLs, scope and traps -------------------------------------------------
+//
+// These settings have no flags: they are lists and limits that belong in
+// a config file. Zero values mean the packages' defaults (urlnorm.Options,
+// crawl.Traps); a negative trap limit turns that defence off.
+
+// urlSettings is how godwit identifies a page (urlnorm.Options).
+type urlSettings struct {
+	// StripParams and SessionParams replace the default lists when
+	// present; an empty list ([]) strips nothing.
+	StripParams    []string `yaml:"strip_params"`
+	SessionParams  []string `yaml:"session_params"`
+	KeepQueryOrder bool     `yaml:"keep_query_order"`
+}
+
+// scopeSettings are URL prefixes and regular expressions (crawl.ScopeRules).
+type scopeSettings struct {
+	Prefixes []string `yaml:"prefixes"`
+	Patterns []string `yaml:"patterns"`
+}
+
+// trapSettings are the spider-trap defences (crawl.Traps).
+type trapSettings struct {
+	MaxURLLength     int   `yaml:"max_url_length"`
+	MaxPathDepth     int   `yaml:"max_path_depth"`
+	MaxPathRepeats   int   `yaml:"max_path_repeats"`
+	MaxQueryParams   int   `yaml:"max_query_params"`
+	MaxCalendarSteps int   `yaml:"max_calendar_steps"`
+	HostPages        int64 `yaml:"host_pages"`
+	Anomaly          struct {
+		MinURLs int64   `yaml:"min_urls"`
+		Ratio   float64 `yaml:"ratio"`
+		Pages   int64   `yaml:"pages"`
+	} `yaml:"anomaly"`
+}
+
+func (u urlSettings) options() urlnorm.Options {
+	return urlnorm.Options{StripParams: u.StripParams, SessionParams: u.SessionParams, KeepQueryOrder: u.KeepQueryOrder}
+}
+
+// applyURLSettings copies the URL, scope and trap settings into the core's
+// configuration, which checks them (crawl.Config.Validate).
+func (s crawlSettings) applyURLSettings(c *crawl.Config) {
+	c.URL = s.URL.options()
+	c.Include = crawl.ScopeRules{Prefixes: s.Include.Prefixes, Patterns: s.Include.Patterns}
+	c.Exclude = crawl.ScopeRules{Prefixes: s.Exclude.Prefixes, Patterns: s.Exclude.Patterns}
+	t := s.Traps
+	c.Traps = crawl.Traps{
+		MaxURLLength:     t.MaxURLLength,
+		MaxPathDepth:     t.MaxPathDepth,
+		MaxPathRepeats:   t.MaxPathRepeats,
+		MaxQueryParams:   t.MaxQueryParams,
+		MaxCalendarSteps: t.MaxCalendarSteps,
+		HostPages:        t.HostPages,
+		Anomaly:          crawl.AnomalyThrottle{MinURLs: t.Anomaly.MinURLs, Ratio: t.Anomaly.Ratio, Pages: t.Anomaly.Pages},
+	}
+}

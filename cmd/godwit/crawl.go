@@ -144,6 +144,7 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 		Grace:      s.Grace,
 		Politeness: pol,
 	}
+	s.applyURLSettings(&ccfg) // URL identity, scope rules, trap defences (config.go)
 	wcfg := warc.WriterConfig{
 		Dir:     res.WARCDir,
 		Prefix:  s.WARC.Prefix,
@@ -225,6 +226,9 @@ func printSummary(w io.Writer, r crawlResult) {
 		s.Transient, s.Permanent, s.Policy, s.Retries)
 	fmt.Fprintf(w, "  links       %d found, %d queued, %d out of scope, %d too deep, %d not http(s)\n",
 		s.Discovered, s.Queued, s.OutOfScope, s.TooDeep, s.NotHTTP)
+	fmt.Fprintf(w, "  traps       %d URLs refused: %d calendar, %d repeated path, %d too long, %d too deep a path, %d too many parameters, %d host budget, %d discovery anomaly (%d hosts demoted)\n",
+		s.Traps.Total(), s.Traps.Calendar, s.Traps.PathRepeats, s.Traps.URLTooLong, s.Traps.PathTooDeep,
+		s.Traps.TooManyParams, s.Traps.HostBudget, s.Traps.Anomaly, s.Traps.DemotedHosts)
 	fmt.Fprintf(w, "  frontier    %d URLs seen on %d hosts, %d left queued; seen-set filter false positives %.2f%%\n",
 		s.Frontier.Seen, s.Frontier.Hosts, s.Frontier.Queued, 100*s.Frontier.BloomFPRate)
 	fmt.Fprintf(w, "  warc        %d file(s), %s in %s\n", len(r.WARCFiles), humanBytes(r.WARCBytes), r.WARCDir)

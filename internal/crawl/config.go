@@ -26,6 +26,14 @@ type Config struct {
 	Grace      time.Duration
 	Politeness politeness.Policy
 	URL        urlnorm.Options
+
+	// Include admits URLs outside the seeds' hosts or domains; Exclude
+	// refuses URLs whatever else says (it wins over Include and Scope).
+	// Redirects to URLs out of scope are archived, not followed.
+	Include ScopeRules
+	Exclude ScopeRules
+	// Traps are the spider-trap defences.
+	Traps Traps
 }
 
 // Default fills zero fields.
@@ -50,6 +58,7 @@ func (c *Config) Default() {
 	}
 	c.Politeness.Default()
 	c.URL.Default()
+	c.Traps.Default()
 }
 
 // Validate reports every setting that cannot work.
@@ -76,6 +85,7 @@ func (c Config) Validate() error {
 	if c.Grace < 0 {
 		errs = append(errs, fmt.Errorf("crawl: grace %v is negative", c.Grace))
 	}
-	errs = append(errs, c.Politeness.Validate(), c.URL.Validate())
+	errs = append(errs, c.Politeness.Validate(), c.URL.Validate(),
+		c.Include.validate("include"), c.Exclude.validate("exclude"), c.Traps.Validate())
 	return errors.Join(errs...)
 }

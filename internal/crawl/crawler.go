@@ -31,6 +31,7 @@ type Crawler struct {
 	log      *slog.Logger
 	now      func() time.Time
 	scope    *scope
+	traps    *traps // spider-trap defences (traps.go)
 	canon    *urlnorm.Canonicalizer
 	stats    counters
 	budget   atomic.Int64 // pages reserved against MaxPages
@@ -63,7 +64,8 @@ func New(cfg Config, d Deps) (*Crawler, error) {
 		archive:  d.Archive,
 		log:      d.Logger,
 		now:      d.Now,
-		scope:    newScope(cfg.Scope),
+		scope:    newScope(cfg),
+		traps:    newTraps(cfg.Traps, d.Logger),
 		canon:    urlnorm.NewCanonicalizer(cfg.URL),
 	}, nil
 }

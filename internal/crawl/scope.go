@@ -1,8 +1,11 @@
 package crawl
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
@@ -26,16 +29,105 @@ func ParseScope(s string) (ScopeMode, error) {
 	return "", fmt.Errorf("crawl: unknown scope %q (want host, domain or any)", s)
 }
 
-// scope remembers the seeds' hosts or domains. Seeds may arrive while the
-// crawl runs, so it is safe for concurrent use.
-type scope struct {
-	mode ScopeMode
-	mu   sync.RWMutex
-	in   map[string]struct{}
+// ScopeRules name URLs by prefix or by regular expression. Both are
+// matched against the normalized URL (urlnorm.Parse), the form that is
+// fetched, so "HTTP://Example.com/docs" as a prefix matches
+// "http://example.com/docs/a".
+type ScopeRules struct {
+	// Prefixes are URL prefixes, themselves normalized before matching.
+	Prefixes []string
+	// Patterns are RE2 regular expressions (Go's regexp syntax),
+	// unanchored: write ^ and $ to anchor them.
+	Patterns []string
 }
 
-func newScope(mode ScopeMode) *scope {
-	return &scope{mode: mode, in: make(map[string]struct{})}
+// IsZero reports whether the rules name nothing.
+func (r ScopeRules) IsZero() bool { return len(r.Prefixes) == 0 && len(r.Patterns) == 0 }
+
+// validate reports every prefix that is not an http(s) URL and every
+// pattern that does not compile; what names the rules ("include").
+func (r ScopeRules) validate(what string) error {
+	var errs []error
+	for _, p := range r.Prefixes {
+		if _, err := urlnorm.Parse(p); err != nil {
+			errs = append(errs, fmt.Errorf("crawl: %s prefix %q: %w", what, p, err))
+		}
+	}
+	for _, p := range r.Patterns {
+		if _, err := regexp.Compile(p); err != nil {
+			errs = append(errs, fmt.Errorf("crawl: %s pattern %q: %w", what, p, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// matcher is compiled ScopeRules.
+type matcher struct {
+	prefixes []string
+	patterns []*regexp.Regexp
+}
+
+// compile turns validated rules into a matcher; rules that do not
+// validate are left out (Config.Validate has reported them). A prefix is
+// used in its normalized form: "https://example.com" becomes
+// "https://example.com/", which does not match "https://example.com.evil/".
+func (r ScopeRules) compile() matcher {
+	var m matcher
+	for _, p := range r.Prefixes {
+		if u, err := urlnorm.Parse(p); err == nil {
+			m.prefixes = append(m.prefixes, u.String())
+		}
+	}
+	for _, p := range r.Patterns {
+		if re, err := regexp.Compile(p); err == nil {
+			m.patterns = append(m.patterns, re)
+		}
+	}
+	return m
+}
+
+// match returns the rule that matches the normalized URL s, or "".
+func (m *matcher) match(s string) string {
+	for _, p := range m.prefixes {
+		if strings.HasPrefix(s, p) {
+			return "prefix " + p
+		}
+	}
+	for _, re := range m.patterns {
+		if re.MatchString(s) {
+			return "pattern " + re.String()
+		}
+	}
+	return ""
+}
+
+// Scope decisions, as logged and counted.
+const (
+	scopeSeeds    = "seeds"    // in: the seeds' hosts or domains (or scope any)
+	scopeIncluded = "included" // in: an include rule, outside the seeds' scope
+	scopeExcluded = "excluded" // out: an exclude rule
+	scopeOutside  = "outside"  // out: outside the seeds' hosts or domains
+)
+
+// scope decides which URLs belong to the crawl: exclude rules first, then
+// include rules, then the seeds' hosts or domains. It remembers the seeds'
+// hosts or domains; seeds may arrive while the crawl runs, so it is safe
+// for concurrent use.
+type scope struct {
+	mode    ScopeMode
+	include matcher
+	exclude matcher
+	mu      sync.RWMutex
+	in      map[string]struct{}
+}
+
+func newScope(cfg Config) *scope {
+	return &scope{
+		mode:    cfg.Scope,
+		include: cfg.Include.compile(),
+		exclude: cfg.Exclude.compile(),
+		in:      make(map[string]struct{}),
+	}
 }
 
 func (s *scope) key(u *url.URL) string {
@@ -59,7 +151,23 @@ func (s *scope) add(u *url.URL) {
 	s.mu.Unlock()
 }
 
-func (s *scope) allows(u *url.URL) bool {
+// decide says whether u, normalized and spelled s (u.String()), is in
+// scope, why ("seeds", "included", "excluded", "outside"), and which rule
+// decided when one did.
+func (s *scope) decide(u *url.URL, str string) (in bool, why, rule string) {
+	if rule := s.exclude.match(str); rule != "" {
+		return false, scopeExcluded, rule
+	}
+	if s.inSeeds(u) {
+		return true, scopeSeeds, ""
+	}
+	if rule := s.include.match(str); rule != "" {
+		return true, scopeIncluded, rule
+	}
+	return false, scopeOutside, ""
+}
+
+func (s *scope) inSeeds(u *url.URL) bool {
 	if s.mode == ScopeAny {
 		return true
 	}

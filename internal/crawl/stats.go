@@ -24,13 +24,23 @@ type Stats struct {
 	RobotsDisallowed  int64 // URLs skipped because robots.txt disallows them
 	RobotsUnavailable int64 // URLs dropped because their host's robots.txt stayed unreachable
 
-	Discovered       int64 // outlinks and redirect targets considered
-	Queued           int64 // of those, new URLs queued
-	OutOfScope       int64
-	TooDeep          int64
-	NotHTTP          int64 // mailto:, javascript:, ftp: …: recorded, not queued
-	Invalid          int64
-	TooManyRedirects int64
+	Discovered int64 // outlinks and redirect targets considered
+	Queued     int64 // of those, new URLs queued
+	// OutOfScope counts URLs refused by scope: outside the seeds' hosts
+	// or domains, or matched by an exclude rule (ScopeExcluded of them).
+	// ScopeIncluded counts URLs admitted by an include rule although
+	// outside the seeds' scope. RedirectsOutOfScope counts redirects whose
+	// target is out of scope: archived, not followed (also in OutOfScope).
+	OutOfScope          int64
+	ScopeExcluded       int64
+	ScopeIncluded       int64
+	RedirectsOutOfScope int64
+	TooDeep             int64 // past --max-depth
+	NotHTTP             int64 // mailto:, javascript:, ftp: …: recorded, not queued
+	Invalid             int64
+	TooManyRedirects    int64
+	// Traps counts URLs refused by the spider-trap defences, by reason.
+	Traps TrapStats
 
 	Frontier FrontierStats
 }
@@ -54,6 +64,31 @@ type counters struct {
 	robotsDisallowed, robotsUnavailable              atomic.Int64
 	discovered, queued, outOfScope, tooDeep, notHTTP atomic.Int64
 	invalid, tooManyRedirects                        atomic.Int64
+
+	scopeExcluded, scopeIncluded, redirectsOutOfScope atomic.Int64
+	trapURLLength, trapPathDepth, trapRepeats         atomic.Int64
+	trapParams, trapCalendar, trapHostPages           atomic.Int64
+	trapAnomaly, demotedHosts                         atomic.Int64
+}
+
+// countTrap counts a refusal by the trap defences under its reason.
+func (c *counters) countTrap(reason string) {
+	switch reason {
+	case trapURLLength:
+		c.trapURLLength.Add(1)
+	case trapPathDepth:
+		c.trapPathDepth.Add(1)
+	case trapRepeats:
+		c.trapRepeats.Add(1)
+	case trapParams:
+		c.trapParams.Add(1)
+	case trapCalendar:
+		c.trapCalendar.Add(1)
+	case trapHostPages:
+		c.trapHostPages.Add(1)
+	case trapAnomaly:
+		c.trapAnomaly.Add(1)
+	}
 }
 
 func (c *counters) countClass(cl Class) {
@@ -86,5 +121,19 @@ func (c *counters) snapshot() Stats {
 		NotHTTP:           c.notHTTP.Load(),
 		Invalid:           c.invalid.Load(),
 		TooManyRedirects:  c.tooManyRedirects.Load(),
+
+		ScopeExcluded:       c.scopeExcluded.Load(),
+		ScopeIncluded:       c.scopeIncluded.Load(),
+		RedirectsOutOfScope: c.redirectsOutOfScope.Load(),
+		Traps: TrapStats{
+			URLTooLong:    c.trapURLLength.Load(),
+			PathTooDeep:   c.trapPathDepth.Load(),
+			PathRepeats:   c.trapRepeats.Load(),
+			TooManyParams: c.trapParams.Load(),
+			Calendar:      c.trapCalendar.Load(),
+			HostBudget:    c.trapHostPages.Load(),
+			Anomaly:       c.trapAnomaly.Load(),
+			DemotedHosts:  c.demotedHosts.Load(),
+		},
 	}
 }

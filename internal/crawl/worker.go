@@ -29,6 +29,12 @@ func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error)
 		c.log.Debug("robots.txt disallows", "url", t.URL)
 		return Outcome{Disposition: Done, Class: ClassPolicy, Reason: "robots-disallowed"}, nil, nil
 	}
+	if !c.traps.mayFetch(t.Host) {
+		// The host spent its page budget (traps.go).
+		c.stats.countTrap(trapHostPages)
+		c.stats.countClass(ClassPolicy)
+		return Outcome{Disposition: Done, Class: ClassPolicy, Reason: trapHostPages}, nil, nil
+	}
 	if !c.takePage() {
 		// The page budget is spent: leave the task where it was.
 		return Outcome{Disposition: Requeue, Reason: "max-pages"}, nil, nil

@@ -21,6 +21,13 @@ const (
 	resRedirect              // "/r/N", 301 to "/p/N"
 	resPrivate               // "/private/N", only on hosts whose robots.txt disallows /private/
 	resRobots                // "/robots.txt"
+	// Trap resources (traps.go): 200 pages outside the ground truth,
+	// except resBaseMiss, a 404 only a crawler ignoring <base> asks for.
+	resCalendar // "/calendar/YYYY/MM/", n = YYYY*12 + MM-1
+	resLoop     // "/docs/" + "a/b/" × n
+	resSearch   // "/search?anything"
+	resHidden   // "/hidden/..."
+	resBaseMiss // "/N"
 )
 
 type resource struct {
@@ -126,21 +133,54 @@ func (w *Web) resolve(host int, clean string) resource {
 			return resource{kind: resPrivate, n: n}
 		}
 	}
+	if r, ok := w.resolveTrap(host, clean); ok {
+		return r
+	}
 	return resource{kind: resNotFound}
+}
+
+// clean is cleanPath, after removing ";jsessionid=..." path parameters
+// when the web hands out session IDs.
+func (w *Web) clean(p string) string {
+	if w.cfg.Traps.SessionIDs {
+		p = stripPathParams(p)
+	}
+	return cleanPath(p)
 }
 
 // parseURL splits an absolute http URL into the virtual host it names and
 // its cleaned path.
 func (w *Web) parseURL(raw string) (host int, clean string, ok bool) {
+	host, clean, _, ok = w.parseRequestURL(raw)
+	return host, clean, ok
+}
+
+// parseRequestURL is parseURL, also returning what the page depends on
+// beyond its path: the query and the session ID.
+func (w *Web) parseRequestURL(raw string) (host int, clean string, q reqInfo, ok bool) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "http" {
-		return 0, "", false
+		return 0, "", q, false
 	}
 	host, ok = w.lookupHost(u.Host)
 	if !ok {
-		return 0, "", false
+		return 0, "", q, false
 	}
-	return host, cleanPath(u.Path), true
+	return host, w.clean(u.Path), w.reqInfo(u.Path, u.RawQuery), true
+}
+
+// reqInfo is what a response depends on beyond the resource.
+type reqInfo struct {
+	rawQuery string // the search of a Search trap page
+	sid      string // the session ID the links of a page derive theirs from
+}
+
+func (w *Web) reqInfo(path, rawQuery string) reqInfo {
+	q := reqInfo{rawQuery: rawQuery}
+	if w.cfg.Traps.SessionIDs {
+		q.sid = sessionOf(path, rawQuery)
+	}
+	return q
 }
 
 // hostName is the canonical name of host i.
@@ -160,4 +200,20 @@ func pathOf(t target) string {
 		return "/"
 	}
 	return pagePrefix + strconv.Itoa(t.n)
+}
+
+// Identity returns the resource rawURL names, as the judge tells URLs
+// apart when it counts duplicates: the canonical host and cleaned path
+// ("h3.fake.test/p/7"), with the sorted query of a search trap page. Two
+// URLs with one identity are one page. ok is false for URLs that are not
+// absolute http URLs of a host of this web.
+func (w *Web) Identity(rawURL string) (id string, ok bool) {
+	host, clean, ok := w.parseURL(rawURL)
+	if !ok {
+		return "", false
+	}
+	if w.resolve(host, clean).kind == resSearch {
+		return w.hostName(host) + searchKey(rawURL), true
+	}
+	return w.hostName(host) + clean, true
 }

@@ -135,6 +135,8 @@ type Config struct {
 	// Seed seeds every pseudo-random choice: the same Config, Seed included,
 	// gives a byte-identical web.
 	Seed int64
+	// Traps enables spider traps; all are off by default (see Traps).
+	Traps Traps
 }
 
 // Default fills zero fields with the defaults documented on each field.

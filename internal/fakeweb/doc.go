@@ -16,6 +16,14 @@
 // reports but a tree builder drops. Each page also has mailto:, tel: and
 // javascript: links to ignore. Queries are ignored by the server.
 //
+// Config.Traps adds spider traps (see Traps): infinite calendars,
+// repeating relative paths and ever-longer searches on some hosts; session
+// IDs minted per visit, links hidden in comments and scripts, <base href>,
+// "&amp;" in queries and upper-case unquoted attributes on all. Trap pages
+// are outside the ground truth, and Report counts the requests made
+// inside each trap. With no trap enabled the web is exactly what it was
+// before traps existed, byte for byte.
+//
 // Pages are generated on demand from (Seed, host, page), never stored: the
 // same Config gives byte-identical pages, and memory does not grow with
 // the size of the web. Only the request log grows, one entry per request.
@@ -33,7 +41,7 @@
 // starts, robots.txt order and rules), duplicates, and requests outside the
 // ground truth, a breadth-first walk of the link graph as a correct
 // crawler would see it. URL equivalence is decided by this package's own
-// canonicalization, deliberately not shared with the crawler's.
+// canonicalization (Identity), deliberately not shared with the crawler's.
 //
 // # Concurrency and ownership
 //

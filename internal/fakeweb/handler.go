@@ -75,7 +75,7 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	case r.Method != http.MethodGet && r.Method != http.MethodHead:
 		resp = plain(http.StatusMethodNotAllowed)
 	default:
-		resp = w.respond(host, w.resolve(host, cleanPath(reqPath)))
+		resp = w.respond(host, w.resolve(host, w.clean(reqPath)), w.reqInfo(reqPath, r.URL.RawQuery))
 	}
 	if resp.hang || w.cfg.Latency > 0 {
 		if !w.wait(r.Context(), resp.hang) {

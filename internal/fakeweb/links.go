@@ -68,6 +68,9 @@ const (
 	streamPrivateLinks
 	streamText
 	streamPrivateText
+	streamTraps
+	streamPrivateTraps
+	streamBase
 )
 
 // streamID packs a triple into a PCG seed half; the limits in config.go
@@ -168,8 +171,9 @@ func (w *Web) decorate(r *rand.Rand, from int, t target, random bool) link {
 }
 
 // href spells a link found on host from whose relative references resolve
-// against the directory baseDir ("/", "/p/" or "/private/").
-func (w *Web) href(l link, from int, baseDir string) string {
+// against the directory baseDir ("/", "/p/", "/private/", or trapBaseDir
+// for BaseHref), dressed by the traps as d says.
+func (w *Web) href(l link, from int, baseDir string, d decor) string {
 	p := pathOf(l.to)
 	var s string
 	switch l.form {
@@ -184,6 +188,14 @@ func (w *Web) href(l link, from int, baseDir string) string {
 	case formRootRelative:
 		s = p
 	case formDocRelative, formDotRelative:
+		if baseDir == trapBaseDir {
+			// Two levels deep: relative to the base, never to the page.
+			s = relPath(baseDir, p)
+			if l.form == formDotRelative || s == "" {
+				s = "./" + s
+			}
+			break
+		}
 		rest, ok := strings.CutPrefix(p, baseDir)
 		switch {
 		case !ok:
@@ -200,12 +212,78 @@ func (w *Web) href(l link, from int, baseDir string) string {
 		// From "/" this climbs above the root, which RFC 3986 resolves to
 		// the root itself.
 		s = "../" + p[1:]
+		if baseDir == trapBaseDir {
+			s = "../../" + p[1:]
+		}
 	}
+	if d.sid != "" && d.sidStyle == 0 {
+		s += ";jsessionid=" + d.sid
+	}
+	var query []string
 	if l.tracking {
-		s += trackingQuery
+		query = append(query, trackingQuery[1:])
+	}
+	if d.escaped > 0 {
+		query = append(query, escapedQuery(l.to.n))
+	}
+	switch {
+	case d.sid == "":
+	case d.sidStyle == 1:
+		query = append(query, "PHPSESSID="+d.sid)
+	case d.sidStyle == 2:
+		query = append(query, "sid="+d.sid)
+	}
+	if len(query) > 0 {
+		s += "?" + strings.Join(query, "&")
 	}
 	if l.fragment {
 		s += "#top"
 	}
 	return s
+}
+
+// trapDecor draws how the enabled traps dress each link of page n of host
+// (a /private/ page if private), requested with session ID sid. The draws
+// come from a stream of their own, so that enabling a trap changes
+// nothing else on the page.
+func (w *Web) trapDecor(host, n int, private bool, sid string, links []link) []decor {
+	d := make([]decor, len(links))
+	t := w.cfg.Traps
+	if !t.SessionIDs && !t.EscapedQueries && !t.UpperCaseAttrs {
+		return d
+	}
+	stream := streamTraps
+	if private {
+		stream = streamPrivateTraps
+	}
+	src := &rand.PCG{}
+	w.reseed(src, stream, host, n)
+	r := rand.New(src)
+	for i, l := range links {
+		upper, escaped, style := r.IntN(3) == 0, r.IntN(4) == 0, r.IntN(3)
+		variant := r.IntN(len(ampVariants))
+		if t.UpperCaseAttrs {
+			d[i].upper = upper
+		}
+		if t.EscapedQueries && escaped {
+			d[i].escaped = 1 + variant
+		}
+		if t.SessionIDs && l.to.host == host {
+			d[i].sid, d[i].sidStyle = w.sessionID(sid, host, n, i), style
+		}
+	}
+	return d
+}
+
+// trapBaseHref spells the <base href> of a BaseHref page.
+func (w *Web) trapBaseHref(host, n int) string {
+	src := &rand.PCG{}
+	w.reseed(src, streamBase, host, n)
+	switch rand.New(src).IntN(3) {
+	case 0:
+		return "http://" + w.hostName(host) + trapBaseDir
+	case 1:
+		return "//" + w.hostName(host) + trapBaseDir
+	}
+	return trapBaseDir
 }

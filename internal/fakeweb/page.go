@@ -2,7 +2,6 @@ package fakeweb
 
 import (
 	"bytes"
-	"html"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -25,15 +24,22 @@ type response struct {
 
 var robotsAllowBody = []byte("User-agent: *\nAllow: /\n")
 
-// respond computes the answer for a resource of host.
-func (w *Web) respond(host int, res resource) response {
+// respond computes the answer for a resource of host, requested with q.
+func (w *Web) respond(host int, res resource, q reqInfo) response {
 	switch res.kind {
 	case resRobots:
 		return w.robots(host)
 	case resPage:
-		return response{status: http.StatusOK, contentType: htmlType, body: w.render(host, res.n, false)}
+		return response{status: http.StatusOK, contentType: htmlType, body: w.render(host, res.n, false, q.sid)}
 	case resPrivate:
-		return response{status: http.StatusOK, contentType: htmlType, body: w.render(host, res.n, true)}
+		return response{status: http.StatusOK, contentType: htmlType, body: w.render(host, res.n, true, q.sid)}
+	case resCalendar, resLoop, resHidden:
+		return w.trapPage(host, res, "")
+	case resSearch:
+		if len(q.rawQuery) > maxSearchQuery {
+			return plain(http.StatusRequestURITooLong)
+		}
+		return w.trapPage(host, res, q.rawQuery)
 	case resRedirect:
 		loc := "http://" + w.hostName(host) + pathOf(target{kind: resPage, n: res.n})
 		body := "<!DOCTYPE html>\n<title>Moved Permanently</title>\n<a href=\"" + loc + "\">Moved Permanently</a>\n"
@@ -98,12 +104,14 @@ func (p *pageWriter) words(k int) {
 	}
 }
 
-// render builds page n of host (a /private/ page if private). It is a pure
-// function of the Config and its arguments.
-func (w *Web) render(host, n int, private bool) []byte {
+// render builds page n of host (a /private/ page if private) for a
+// request that carried the session ID sid. It is a pure function of the
+// Config and its arguments.
+func (w *Web) render(host, n int, private bool, sid string) []byte {
 	src := &rand.PCG{}
 	r := rand.New(src)
 	links := w.appendLinks(make([]link, 0, w.cfg.LinksPerPage+1), src, r, host, n, private)
+	decors := w.trapDecor(host, n, private, sid, links)
 
 	// The text stream is separate from the link stream, so that the
 	// ground truth never has to draw the text to know the links.
@@ -130,6 +138,10 @@ func (w *Web) render(host, n int, private bool) []byte {
 	if base {
 		baseDir = pagePrefix
 	}
+	baseHref := "http://" + name + pagePrefix
+	if w.cfg.Traps.BaseHref && !private {
+		base, baseDir, baseHref = true, trapBaseDir, w.trapBaseHref(host, n)
+	}
 
 	p := &pageWriter{r: r}
 	p.b.Grow(w.cfg.PageSize + 512 + 96*len(links))
@@ -137,40 +149,74 @@ func (w *Web) render(host, n int, private bool) []byte {
 	p.words(3)
 	p.s("</title>\n")
 	if base {
-		p.s(`<base href="http://`, name, pagePrefix, "\">\n")
+		p.s(`<base href="`, baseHref, "\">\n")
 	}
-	href := func(l link) string { return html.EscapeString(w.href(l, host, baseDir)) }
-	for _, l := range links {
+	// Each link's attribute, quoted or, for UpperCaseAttrs, not.
+	value := make([]string, len(links))
+	for i, l := range links {
+		v := attr(w.href(l, host, baseDir, decors[i]), decors[i])
+		if !decors[i].upper {
+			v = `"` + v + `"`
+		}
+		value[i] = v
+	}
+	for i, l := range links {
 		if l.tag == tagLinkNext {
-			p.s(`<link rel="next" href="`, href(l), "\">\n")
+			if decors[i].upper {
+				p.s(`<LINK REL=next HREF=`, value[i], ">\n")
+			} else {
+				p.s(`<link rel="next" href=`, value[i], ">\n")
+			}
 		}
 	}
 	p.s("</head>\n<body>\n<h1>", title, "</h1>\n<p>")
-	for _, l := range links {
+	if entry := w.trapEntry(host); entry != "" && !private {
+		p.s(`<a href="`, htmlEscaper.Replace(entry), `">`, string(w.trapOf(host)), "</a> ")
+	}
+	for i, l := range links {
 		if l.tag == tagA {
 			p.words(1 + r.IntN(4))
-			p.s(` <a href="`, href(l), `">`)
+			if decors[i].upper {
+				p.s(` <A HREF=`, value[i], `>`)
+			} else {
+				p.s(` <a href=`, value[i], `>`)
+			}
 			p.words(1 + r.IntN(2))
 			p.s("</a> ")
 		}
 	}
 	p.words(5)
 	p.s("</p>\n")
-	p.links(links, tagArea, "<map name=\"nav\">\n", "</map>\n", func(l link) {
-		p.s(`<area shape="rect" coords="0,0,80,20" href="`, href(l), `" alt="`)
+	p.indexed(links, tagArea, "<map name=\"nav\">\n", "</map>\n", func(i int) {
+		if decors[i].upper {
+			p.s(`<AREA SHAPE=rect COORDS="0,0,80,20" HREF=`, value[i], ` ALT="`)
+		} else {
+			p.s(`<area shape="rect" coords="0,0,80,20" href=`, value[i], ` alt="`)
+		}
 		p.words(1)
 		p.s("\">\n")
 	})
-	p.links(links, tagIframe, "", "", func(l link) {
-		p.s(`<iframe src="`, href(l), `" title="`)
+	p.indexed(links, tagIframe, "", "", func(i int) {
+		if decors[i].upper {
+			p.s(`<IFRAME SRC=`, value[i], ` TITLE="`)
+		} else {
+			p.s(`<iframe src=`, value[i], ` title="`)
+		}
 		p.words(2)
 		p.s("\"></iframe>\n")
 	})
 	// Outside a <frameset> a tree builder drops <frame>, but a tokenizer
 	// reports it; the ground truth counts these links.
-	p.links(links, tagFrame, "", "", func(l link) {
-		p.s(`<frame src="`, href(l), "\">\n")
+	p.indexed(links, tagFrame, "", "", func(i int) {
+		if decors[i].upper {
+			p.s(`<FRAME SRC=`, value[i], ">\n")
+		} else {
+			p.s(`<frame src=`, value[i], ">\n")
+		}
 	})
+	if w.cfg.Traps.HiddenLinks {
+		p.writeHidden(name, n)
+	}
 	// Links a crawler must ignore. The home page has all of them so that
 	// every crawl meets each at least once.
 	p.s("<p>")
@@ -200,10 +246,11 @@ func (w *Web) render(host, n int, private bool) []byte {
 	return p.b.Bytes()
 }
 
-// links writes every link with tag t, between open and end if there is any.
-func (p *pageWriter) links(links []link, t tag, open, end string, write func(link)) {
+// indexed writes every link with tag t, by index, between open and end if
+// there is any.
+func (p *pageWriter) indexed(links []link, t tag, open, end string, write func(i int)) {
 	first := true
-	for _, l := range links {
+	for i, l := range links {
 		if l.tag != t {
 			continue
 		}
@@ -211,7 +258,7 @@ func (p *pageWriter) links(links []link, t tag, open, end string, write func(lin
 			p.s(open)
 			first = false
 		}
-		write(l)
+		write(i)
 	}
 	if !first {
 		p.s(end)

@@ -2,7 +2,9 @@ package fakeweb
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -42,6 +44,7 @@ const (
 	ViolationUnknownHost     ViolationKind = "unknown_host"     // a request for a host the web does not have
 	ViolationDuplicate       ViolationKind = "duplicate"        // a URL fetched again after an answer
 	ViolationOutOfTruth      ViolationKind = "out_of_truth"     // a URL no correct crawl reaches
+	ViolationHiddenLink      ViolationKind = "hidden_link"      // a link only a comment or script carries
 )
 
 // Violation is one broken rule.
@@ -106,16 +109,36 @@ type Report struct {
 	// disallowed, on an unavailable host, or not on the web at all.
 	OutOfTruth int `json:"out_of_truth"`
 
+	// TrapRequests counts requests that only a crawler caught in one of
+	// the enabled traps (Config.Traps) makes: pages of a calendar, a
+	// repeating path or a search, links read out of comments or scripts,
+	// relative links resolved without their <base>, undecoded "&amp;" in
+	// a query, markup taken for a URL, and pages fetched again under
+	// another session ID. Traps breaks them down by trap (every enabled
+	// trap is present). These requests are not counted in OutOfTruth.
+	TrapRequests int              `json:"trap_requests"`
+	Traps        map[TrapKind]int `json:"traps"`
+
 	// Violations details the first 100 violations in the order the
 	// requests arrived.
 	Violations []Violation `json:"violations"`
 }
 
-// OK reports whether the crawl broke no rule. Coverage is not a rule.
+// OK reports whether the crawl broke no rule. Coverage is not a rule, and
+// nor are a few requests inside traps, except that a link found only in a
+// comment or a script must never be followed.
 func (r Report) OK() bool {
 	return r.ConcurrencyViolations == 0 && r.GapViolations == 0 && r.DisallowedRequests == 0 &&
 		r.BeforeRobots == 0 && r.UnavailableHostRequests == 0 && r.UnknownHostRequests == 0 &&
-		r.Duplicates == 0 && r.OutOfTruth == 0
+		r.Duplicates == 0 && r.OutOfTruth == 0 && r.Traps[TrapHiddenLinks] == 0
+}
+
+// TrapShare is TrapRequests as a share of all requests (0 when none).
+func (r Report) TrapShare() float64 {
+	if r.Requests == 0 {
+		return 0
+	}
+	return float64(r.TrapRequests) / float64(r.Requests)
 }
 
 // String summarizes the report on a few lines, for logs and test failures.
@@ -126,6 +149,12 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "violations: concurrency %d, gap %d, disallowed %d, before robots %d, unavailable host %d, unknown host %d, duplicates %d, out of truth %d",
 		r.ConcurrencyViolations, r.GapViolations, r.DisallowedRequests, r.BeforeRobots,
 		r.UnavailableHostRequests, r.UnknownHostRequests, r.Duplicates, r.OutOfTruth)
+	if len(r.Traps) > 0 {
+		fmt.Fprintf(&b, "\ntrap requests %d (%.2f%% of all):", r.TrapRequests, 100*r.TrapShare())
+		for _, k := range slices.Sorted(maps.Keys(r.Traps)) {
+			fmt.Fprintf(&b, " %s %d", k, r.Traps[k])
+		}
+	}
 	for _, v := range r.Violations {
 		fmt.Fprintf(&b, "\n  %s %s%s: %s", v.Kind, v.Host, v.Path, v.Detail)
 	}
@@ -159,6 +188,12 @@ func (w *Web) Report(j Judge) Report {
 	}
 	t := w.truth(seeds, j.MaxDepth)
 	rep := Report{Reachable: t.reachable, MinGap: map[string]time.Duration{}}
+	if kinds := w.cfg.Traps.Kinds(); len(kinds) > 0 {
+		rep.Traps = make(map[TrapKind]int, len(kinds))
+		for _, k := range kinds {
+			rep.Traps[k] = 0
+		}
+	}
 	pages := w.cfg.PagesPerHost
 	hosts := map[int]*hostTrack{}
 	answered := map[string]bool{} // canonical URL → answered at least once
@@ -180,7 +215,7 @@ func (w *Web) Report(j Judge) Report {
 			hosts[host] = h
 		}
 		kind := w.kind(host)
-		clean := cleanPath(q.Path)
+		clean := w.clean(q.Path)
 		res := w.resolve(host, clean)
 
 		// The log is sorted by Start, so every request that could overlap
@@ -232,7 +267,18 @@ func (w *Web) Report(j Judge) Report {
 			rep.DisallowedRequests++
 			rep.flag(ViolationDisallowed, q, "robots.txt disallows %s", privatePrefix)
 		}
-		key := q.Host + clean
+		key := q.Host + clean // as Identity
+		if res.kind == resSearch {
+			key = q.Host + searchKey(q.RawURL) // the query is the page
+		}
+		trap := w.trapRequest(q, res, answered[key])
+		if trap != "" {
+			rep.TrapRequests++
+			rep.Traps[trap]++
+			if trap == TrapHiddenLinks {
+				rep.flag(ViolationHiddenLink, q, "only an HTML comment or a script links to %s", q.RawURL)
+			}
+		}
 		if answered[key] {
 			rep.Duplicates++
 			rep.flag(ViolationDuplicate, q, "%s was already fetched (this time as %s)", "http://"+key, q.RawURL)
@@ -249,6 +295,8 @@ func (w *Web) Report(j Judge) Report {
 				rep.Covered++
 			}
 		case res.kind == resRedirect && t.redirects[idx] >= 0:
+		case trap != "":
+			// Inside a trap: counted there.
 		case !outside[key]:
 			outside[key] = true
 			rep.OutOfTruth++

@@ -87,16 +87,18 @@ func (w *Web) Seeds() []string {
 }
 
 // Page returns the exact body served with status 200 for rawURL, which
-// must be an absolute http URL: a page, a /private/ page, or a robots.txt
-// that answers 200. Spellings are folded as the server folds them (host
-// case, ":80", dot segments; query and fragment are ignored). For anything
-// else ok is false.
+// must be an absolute http URL: a page, a /private/ page, a trap page, or
+// a robots.txt that answers 200. Spellings are folded as the server folds
+// them (host case, ":80", dot segments, ";jsessionid=" when the web hands
+// out session IDs; the fragment is ignored, and so is the query, except
+// that a search trap answers it and a session ID in it shapes the page's
+// links). For anything else ok is false.
 func (w *Web) Page(rawURL string) (body []byte, ok bool) {
-	host, clean, ok := w.parseURL(rawURL)
+	host, clean, q, ok := w.parseRequestURL(rawURL)
 	if !ok {
 		return nil, false
 	}
-	resp := w.respond(host, w.resolve(host, clean))
+	resp := w.respond(host, w.resolve(host, clean), q)
 	if resp.status != http.StatusOK {
 		return nil, false
 	}

@@ -167,3 +167,42 @@ func removeDots(p string) string {
 	}
 	return "/" + strings.Join(out, "/")
 }
+
+// The percent-encode sets of the WHATWG URL Standard
+// (https://url.spec.whatwg.org/#percent-encoded-bytes), as bit flags in a
+// read-only table. Bytes of non-ASCII characters are in every set.
+const (
+	setC0           uint8 = 1 << iota // C0 controls and everything above '~'
+	setFragment                       // C0, space " < > `
+	setQuery                          // C0, space " # < >
+	setSpecialQuery                   // query and '
+	setPath                           // query and ? ^ ` { }
+	setUserinfo                       // path and / : ; = @ [ \ ] |
+)
+
+var pctSets = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		if c < 0x20 || c > 0x7e {
+			t[c] = setC0 | setFragment | setQuery | setSpecialQuery | setPath | setUserinfo
+		}
+	}
+	add := func(set uint8, chars string) {
+		for i := 0; i < len(chars); i++ {
+			t[chars[i]] |= set
+		}
+	}
+	add(setFragment, " \"<>`")
+	add(setQuery|setSpecialQuery|setPath|setUserinfo, " \"#<>")
+	add(setSpecialQuery, "'")
+	add(setPath|setUserinfo, "?^`{}")
+	add(setUserinfo, "/:;=@[\\]|")
+	return t
+}()
+
+// appendEncoded appends c to b, percent-encoded if it is in set.
+func appendEncoded(b []byte, c byte, set uint8) []byte {
+	if pctSets[c]&set == 0 {
+		return append(b, c)
+	}
+	return append(b, '%', upperhex[c>>4], upperhex[c&15])
+}

@@ -21,6 +21,7 @@ func Example() {
 
 	keys := urlnorm.NewCanonicalizer(urlnorm.Options{})
 	fmt.Println(keys.Key(link))
+	fmt.Println(keys.SURT(link))
 	fmt.Println(urlnorm.Host(link), urlnorm.Domain(urlnorm.Host(link)))
 
 	_, err = urlnorm.Resolve(page, "mailto:editor@example.com")
@@ -29,6 +30,7 @@ func Example() {
 	// http://www.example.com/news/today.html
 	// http://www.example.com/archive/?utm_source=home&b=2&a=1
 	// http://www.example.com/archive/?a=1&b=2
+	// com,example)/archive?a=1&b=2
 	// www.example.com example.com
 	// urlnorm: not an http(s) URL "mailto:editor@example.com": scheme "mailto"
 }

@@ -94,3 +94,37 @@ func FuzzResolve(f *testing.F) {
 		checkNormalized(t, ref, c, u, c.Key(u))
 	})
 }
+
+// FuzzWHATWG checks the WHATWG parser alone: no panics, and its
+// serialization parses back to itself, with and without a base.
+func FuzzWHATWG(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s, "http://a.example/b/c?d#e")
+	}
+	f.Add("file:///C|/x/../y", "file:///D:/z")
+	f.Add("non-special://h:1/a/./b", "")
+	f.Add("web+demo:/.//not-a-host/", "")
+	f.Add("sc:opaque  ?q#f", "")
+	f.Add("//[::1.2.3.4]:80/p", "https://x/")
+	f.Fuzz(func(t *testing.T, input, baseInput string) {
+		var base *record
+		if baseInput != "" {
+			b, err := parseWHATWG(baseInput, nil)
+			if err != nil {
+				return
+			}
+			base = &b
+		}
+		r, err := parseWHATWG(input, base)
+		if err != nil {
+			return
+		}
+		again, err := parseWHATWG(r.href, nil)
+		if err != nil {
+			t.Fatalf("parse(%q) = %q, which does not parse: %v", input, r.href, err)
+		}
+		if again.href != r.href {
+			t.Fatalf("parse(%q) = %q, which parses to %q", input, r.href, again.href)
+		}
+	})
+}

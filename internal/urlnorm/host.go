@@ -5,21 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
-	"golang.org/x/net/idna"
 	"golang.org/x/net/publicsuffix"
-)
-
-// profile is UTS 46 lookup processing with the settings browsers use (the
-// WHATWG "domain to ASCII"): unlike idna.Lookup it accepts '_' and labels
-// with "--" in the third and fourth positions, both common on the web.
-var profile = idna.New(
-	idna.MapForLookup(),
-	idna.BidiRule(),
-	idna.Transitional(false),
-	idna.StrictDomainName(false),
-	idna.CheckHyphens(false),
 )
 
 // parts is a URL split into its normalized components.
@@ -75,6 +62,11 @@ func split(u *url.URL, strict bool) (parts, error) {
 // url builds the *url.URL of p.
 func (p parts) url() *url.URL {
 	u := &url.URL{Scheme: p.scheme, Host: p.host, RawQuery: p.query, ForceQuery: p.forceQuery}
+	if plainPath(p.path) {
+		// Path is the escaped path itself, and net/url spells it the same.
+		u.Path = p.path
+		return u
+	}
 	path, err := url.PathUnescape(p.path)
 	if err != nil { // cannot happen: p.path has only valid escapes
 		path = p.path
@@ -88,60 +80,72 @@ func (p parts) url() *url.URL {
 	return u
 }
 
-// normHost returns the normal form of a hostname (without port or
-// brackets): IPv6 in canonical form and bracketed, otherwise lower-case,
-// IDNA-mapped to ASCII, trailing dots removed.
+// plainPath reports whether p has only bytes that net/url leaves as they
+// are in a path: then Path and the escaped path are the same string.
+func plainPath(p string) bool {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+			continue
+		}
+		switch c {
+		case '-', '_', '.', '~', '$', '&', '+', ',', '/', ':', ';', '=', '@':
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// normHost returns the normal form of a hostname as url.URL.Hostname
+// returns it (without port or brackets): the WHATWG host parser's result
+// (lower case, IDNA-mapped to ASCII, IPv4 in dotted decimal, IPv6
+// compressed and bracketed), then the crawl's rules (see crawlHost).
 func normHost(h string) (string, error) {
 	if h == "" {
 		return "", &urlError{ErrInvalid, "empty host"}
 	}
 	if strings.IndexByte(h, ':') >= 0 {
-		a, err := netip.ParseAddr(h)
-		if err != nil || !a.Is6() || a.Zone() != "" {
+		a, ok := parseIPv6(h)
+		if !ok {
 			return "", &urlError{ErrInvalid, "invalid IPv6 address " + quote(h)}
 		}
-		return "[" + a.String() + "]", nil
+		return "[" + formatIPv6(a) + "]", nil
 	}
-	ascii := true
-	for i := 0; i < len(h); i++ {
-		if h[i] >= 0x80 {
-			ascii = false
-			break
-		}
+	host, kind, err := parseHost(h, false)
+	if err != nil {
+		return "", &urlError{ErrInvalid, err.Error()}
 	}
-	if ascii {
-		h = strings.ToLower(strings.TrimRight(h, "."))
-		// Punycode labels are validated (and so canonicalized) by IDNA.
-		if strings.Contains(h, "xn--") {
-			ascii = false
-		}
+	return crawlHost(host, kind)
+}
+
+// crawlHost applies the crawl's rules on top of the WHATWG host parser:
+// trailing dots of a domain are removed (DNS resolves "example.com." and
+// "example.com" alike), and hosts net/url cannot represent are refused
+// (a backquote or braces, which the standard allows and DNS does not).
+func crawlHost(host string, kind hostKind) (string, error) {
+	if kind != hostDomain {
+		return host, nil
 	}
-	if !ascii {
-		if !utf8.ValidString(h) {
-			return "", &urlError{ErrInvalid, "host is not UTF-8"}
+	if trimmed := strings.TrimRight(host, "."); trimmed != host {
+		if trimmed == "" {
+			return "", &urlError{ErrInvalid, "empty host"}
 		}
-		a, err := profile.ToASCII(h)
+		// Without its dots the host may read differently ("0.." is a
+		// domain, "0" an IPv4 address): parse it again.
+		h, k, err := parseHost(trimmed, false)
 		if err != nil {
 			return "", &urlError{ErrInvalid, err.Error()}
 		}
-		// The result must be a fixed point, or a URL we return would not
-		// parse back to itself.
-		if a != h {
-			if b, err := profile.ToASCII(a); err != nil || b != a {
-				return "", &urlError{ErrInvalid, "unstable IDNA mapping of " + quote(h)}
-			}
+		if k != hostDomain {
+			return h, nil
 		}
-		h = strings.TrimRight(a, ".")
+		host = h
 	}
-	if h == "" {
-		return "", &urlError{ErrInvalid, "empty host"}
+	if i := strings.IndexAny(host, "`{}"); i >= 0 {
+		return "", &urlError{ErrInvalid, "forbidden character " + strconv.QuoteRune(rune(host[i])) + " in host"}
 	}
-	for i := 0; i < len(h); i++ {
-		if c := h[i]; c <= ' ' || c >= 0x7f || strings.IndexByte("#%/:<>?@[\\]^|", c) >= 0 {
-			return "", &urlError{ErrInvalid, "forbidden character " + quote(string(c)) + " in host"}
-		}
-	}
-	return h, nil
+	return host, nil
 }
 
 // lowerHost is the best-effort form of a host that failed normHost.
@@ -172,21 +176,27 @@ func normPort(port, scheme string) (string, error) {
 	return port, nil
 }
 
-// Host returns the politeness key of u: its lower-case hostname, plus
-// ":port" only when the port is not the default of the scheme. IPv6
-// addresses keep their brackets ("[2001:db8::1]:8080").
+// Host returns the host key of u, which identifies a host for politeness
+// (one request at a time, delays, robots.txt) and for sharding: its
+// normalized hostname, plus ":port" only when the port is not the default
+// of the scheme. IPv6 addresses keep their brackets ("[2001:db8::1]:8080").
+// http and https on their default ports are one host.
 func Host(u *url.URL) string {
 	scheme := strings.ToLower(u.Scheme)
-	host, err := normHost(u.Hostname())
+	hostname, rawPort := u.Hostname(), u.Port()
+	host, err := normHost(hostname)
 	if err != nil {
-		host = lowerHost(u.Hostname())
+		host = lowerHost(hostname)
 	}
-	port, err := normPort(u.Port(), scheme)
+	port, err := normPort(rawPort, scheme)
 	if err != nil {
-		port = u.Port()
+		port = rawPort
 	}
-	if port == "" {
+	switch {
+	case port == "":
 		return host
+	case host == hostname && port == rawPort && len(u.Host) == len(host)+1+len(port):
+		return u.Host // already normal: no allocation
 	}
 	return host + ":" + port
 }

@@ -170,3 +170,33 @@ func TestDomain(t *testing.T) {
 		}
 	}
 }
+
+func TestSURT(t *testing.T) {
+	c := NewCanonicalizer(Options{})
+	tests := []struct{ in, want string }{
+		{"http://www.example.com/", "com,example)/"},
+		{"https://www.Example.com:8080/A/b/?q=2&a=1", "com,example:8080)/a/b?a=1&q=2"},
+		{"http://example.com", "com,example)/"},
+		{"http://www2.news.example.co.uk/Story.html", "uk,co,example,news)/story.html"},
+		{"http://www.com/", "com,www)/"},
+		{"http://wwwx.example.com/", "com,example,wwwx)/"},
+		{"http://192.0.2.1:8080/x/", "1,2,0,192:8080)/x"},
+		{"http://[2001:db8::1]/", "[2001:db8::1])/"},
+		{"http://example.com/a?b=2&b=1&a&a=", "com,example)/a?a&a=&b=1&b=2"},
+		{"http://example.com/?utm_source=x&sid=1", "com,example)/"},
+		{"http://example.com/%C3%A9t%C3%A9", "com,example)/%c3%a9t%c3%a9"},
+		{"http://xn--bcher-kva.example/", "example,xn--bcher-kva)/"},
+	}
+	for _, tt := range tests {
+		u, err := Parse(tt.in)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tt.in, err)
+		}
+		if got := c.SURT(u); got != tt.want {
+			t.Errorf("SURT(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if got := SURT(c.Key(u)); got != tt.want {
+			t.Errorf("SURT(Key(%q)) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

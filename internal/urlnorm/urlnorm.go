@@ -15,33 +15,35 @@ var (
 	ErrInvalid = errors.New("urlnorm: invalid URL")
 )
 
-// Parse parses an absolute http(s) URL and returns it normalized (see
-// [Normalize]). Surrounding whitespace, userinfo and the fragment are
-// dropped. Errors wrap [ErrNotHTTP] for other schemes and [ErrInvalid]
-// otherwise (relative references, empty or malformed hosts, bad ports).
+// Parse parses an absolute http(s) URL as a browser does (the WHATWG URL
+// Standard) and returns it normalized (see [Normalize]). Userinfo and the
+// fragment are dropped. Errors wrap [ErrNotHTTP] for other schemes and
+// [ErrInvalid] otherwise (relative references, empty or malformed hosts,
+// bad ports).
 func Parse(raw string) (*url.URL, error) {
 	return parse(nil, raw)
 }
 
-// Resolve resolves the reference ref, as found in a page, against base the
-// way a browser does (RFC 3986 resolution after WHATWG clean-up: whitespace
-// trimmed, tabs and newlines removed, backslashes as slashes) and returns the
-// result normalized. A nil base makes Resolve equivalent to [Parse].
-// Protocol-relative ("//host/p"), query-only ("?q"), fragment-only ("#f")
-// and dot-segment ("./", "../") references are all supported.
+// Resolve resolves the reference ref, as found in a page, against base as
+// a browser does (the WHATWG URL Standard: whitespace trimmed, tabs and
+// newlines removed, backslashes as slashes, "http:page" relative to an
+// http base) and returns the result normalized. A nil base makes Resolve
+// equivalent to [Parse]. Protocol-relative ("//host/p"), query-only
+// ("?q"), fragment-only ("#f") and dot-segment ("./", "../") references
+// are all supported.
 func Resolve(base *url.URL, ref string) (*url.URL, error) {
 	return parse(base, ref)
 }
 
 // Normalize returns the fetchable form of an http(s) URL: lower-case scheme
-// and host, trailing dots of the host removed, IDN host in punycode, default
-// port removed, empty path as "/", dot segments resolved, percent-encoding
-// normalized, userinfo and fragment removed; query order is kept. u is not
-// modified.
+// and host, trailing dots of the host removed, IDN host in punycode, IPv4
+// hosts in dotted decimal, default port removed, empty path as "/", dot
+// segments resolved, percent-encoding normalized, userinfo and fragment
+// removed; query order is kept. u is not modified.
 //
 // Normalize is meant for URLs from [Parse] and [Resolve] (on which it is the
 // identity) or from trusted code. It cannot fail: a host that does not pass
-// IDNA validation is only lower-cased, and a URL that is not http(s) is
+// validation is only lower-cased, and a URL that is not http(s) is
 // returned as an unchanged copy.
 func Normalize(u *url.URL) *url.URL {
 	p, err := split(u, false)
@@ -52,41 +54,31 @@ func Normalize(u *url.URL) *url.URL {
 	return p.url()
 }
 
-// parse implements Parse and Resolve.
+// parse implements Parse and Resolve: the WHATWG parser, then the crawl's
+// own normalization of the result.
 func parse(base *url.URL, raw string) (*url.URL, error) {
-	s := clean(raw)
-	scheme, rest, ok := splitScheme(s)
-	switch {
-	case ok:
-		scheme = strings.ToLower(scheme)
-		if scheme != "http" && scheme != "https" {
-			return nil, fail(ErrNotHTTP, raw, "scheme "+quote(scheme))
-		}
-		rest = backslashes(rest)
-		if base != nil && strings.EqualFold(base.Scheme, scheme) && !strings.HasPrefix(rest, "//") {
-			// WHATWG: "http:page" against an http base is a relative reference.
-			s = rest
-		} else {
-			// WHATWG: any number of slashes (even none) introduce the authority.
-			s = scheme + "://" + strings.TrimLeft(rest, "/")
-		}
-	case base == nil:
-		return nil, fail(ErrInvalid, raw, "not an absolute URL")
-	default:
-		s = backslashes(s)
+	s := trimControlSpace(raw)
+	if strings.ContainsAny(s, "\t\n\r") {
+		s = removeTabNewline(s)
 	}
-	u, err := url.Parse(escapeStray(s))
+	// Other schemes are refused before any parsing: "javascript:" links
+	// need not be well-formed URLs to be recognized as not ours.
+	if scheme, _, ok := splitScheme(s); ok && !isHTTP(scheme) {
+		return nil, fail(ErrNotHTTP, raw, "scheme "+quote(strings.ToLower(scheme)))
+	}
+	var b *record
+	if base != nil {
+		br := baseRecord(base)
+		b = &br
+	}
+	r, err := parseWHATWG(s, b)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
 		return nil, fail(ErrInvalid, raw, err.Error())
 	}
-	if base != nil {
-		u = base.ResolveReference(u)
+	if !isHTTP(r.scheme) {
+		return nil, fail(ErrNotHTTP, raw, "scheme "+quote(r.scheme))
 	}
-	p, err := split(u, true)
+	p, err := fromRecord(&r)
 	if err != nil {
 		var ue *urlError
 		if errors.As(err, &ue) {
@@ -95,6 +87,68 @@ func parse(base *url.URL, raw string) (*url.URL, error) {
 		return nil, err
 	}
 	return p.url(), nil
+}
+
+func isHTTP(scheme string) bool {
+	return strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https")
+}
+
+// hostUnchecked marks a host copied from a *url.URL base: fromRecord
+// normalizes it rather than trusting it.
+const hostUnchecked hostKind = 255
+
+// baseRecord views u as a parsed URL, to resolve references against it.
+// It allocates nothing; u's components are used as they are.
+func baseRecord(u *url.URL) record {
+	r := record{scheme: lowerASCII(u.Scheme), query: u.RawQuery, hasQuery: u.ForceQuery || u.RawQuery != ""}
+	if u.Opaque != "" {
+		r.opaque, r.path = true, u.Opaque
+		return r
+	}
+	_, special := specialPort(r.scheme)
+	if u.Host != "" || special {
+		r.hasHost, r.hostKind = true, hostUnchecked
+		r.host = u.Host
+		if i := strings.LastIndexByte(u.Host, ':'); i > strings.LastIndexByte(u.Host, ']') {
+			r.host, r.port = u.Host[:i], u.Host[i+1:]
+		}
+	}
+	r.path = u.EscapedPath()
+	if special && !strings.HasPrefix(r.path, "/") {
+		r.path = "/" + r.path
+	}
+	return r
+}
+
+// fromRecord applies the crawl's normalization to an http(s) URL parsed
+// by the WHATWG parser.
+func fromRecord(r *record) (parts, error) {
+	p := parts{scheme: r.scheme}
+	host, port := r.host, r.port
+	if r.hostKind == hostUnchecked {
+		h, err := normHost(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+		if err != nil {
+			return p, err
+		}
+		if port, err = normPort(port, r.scheme); err != nil {
+			return p, err
+		}
+		host = h
+	} else {
+		h, err := crawlHost(host, r.hostKind)
+		if err != nil {
+			return p, err
+		}
+		host = h
+	}
+	p.host = host
+	if port != "" {
+		p.host = host + ":" + port
+	}
+	p.path = normPath(r.path)
+	p.query = normEscapes(r.query, encQuery)
+	p.forceQuery = r.hasQuery && p.query == ""
+	return p, nil
 }
 
 // fail builds an error wrapping sentinel that names the offending input.
@@ -122,31 +176,7 @@ func quote(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// clean removes leading and trailing C0 controls and spaces, and all tabs
-// and newlines, as the WHATWG URL parser does before anything else.
-func clean(s string) string {
-	start, end := 0, len(s)
-	for start < end && s[start] <= ' ' {
-		start++
-	}
-	for end > start && s[end-1] <= ' ' {
-		end--
-	}
-	s = s[start:end]
-	if !strings.ContainsAny(s, "\t\n\r") {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c != '\t' && c != '\n' && c != '\r' {
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// splitScheme splits "scheme:rest" when s starts with an RFC 3986 scheme.
+// splitScheme splits "scheme:rest" when s starts with a URL scheme.
 func splitScheme(s string) (scheme, rest string, ok bool) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -160,45 +190,4 @@ func splitScheme(s string) (scheme, rest string, ok bool) {
 		}
 	}
 	return "", s, false
-}
-
-// backslashes turns '\' into '/' before the query and fragment, as browsers
-// do for http(s) URLs.
-func backslashes(s string) string {
-	end := strings.IndexAny(s, "?#")
-	if end < 0 {
-		end = len(s)
-	}
-	if !strings.Contains(s[:end], `\`) {
-		return s
-	}
-	return strings.ReplaceAll(s[:end], `\`, "/") + s[end:]
-}
-
-// escapeStray percent-encodes what net/url would reject but browsers accept:
-// a '%' that does not start a valid escape, and control characters (which
-// then fail host validation, or stay encoded in the path and query).
-func escapeStray(s string) string {
-	i := 0
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == 0x7f || c == '%' && !validEscape(s, i) {
-			break
-		}
-	}
-	if i == len(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	b.WriteString(s[:i])
-	for ; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == 0x7f || c == '%' && !validEscape(s, i) {
-			writeEscape(&b, c)
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
 }

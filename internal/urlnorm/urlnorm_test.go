@@ -60,6 +60,9 @@ func TestParse(t *testing.T) {
 		{in: "http://BÜCHER.example/", want: "http://xn--bcher-kva.example/"},
 		{in: "http://xn--bcher-kva.example/", want: "http://xn--bcher-kva.example/"},
 		{in: "http://XN--BCHER-KVA.example/", want: "http://xn--bcher-kva.example/"},
+		// An ASCII domain is only lower-cased, even when a label is not
+		// valid Punycode (WHATWG URL Standard, "domain to ASCII").
+		{in: "http://xn--a.EXAMPLE/", want: "http://xn--a.example/"},
 		{in: "http://例え.テスト/", want: "http://xn--r8jz45g.xn--zckzah/"},
 		{in: "http://example.com./", want: "http://example.com/"},
 		{in: "http://example.com.../", want: "http://example.com/"},
@@ -70,6 +73,16 @@ func TestParse(t *testing.T) {
 		{in: "http://127.0.0.1:8080/", want: "http://127.0.0.1:8080/"},
 		{in: "http://[2001:DB8:0:0:0:0:0:1]/", want: "http://[2001:db8::1]/"},
 		{in: "http://[::1]:80/", want: "http://[::1]/"},
+		// IPv4 in every form a browser accepts, and percent-encoded hosts.
+		{in: "http://0x7f.1/", want: "http://127.0.0.1/"},
+		{in: "http://2130706433/", want: "http://127.0.0.1/"},
+		{in: "http://0177.0.0.01/", want: "http://127.0.0.1/"},
+		{in: "http://192.168.257/", want: "http://192.168.1.1/"},
+		{in: "http://1.2.3.4./", want: "http://1.2.3.4/"},
+		{in: "http://%31%32%37.0.0.1/", want: "http://127.0.0.1/"},
+		{in: "http://ex%41mple.com/", want: "http://example.com/"},
+		{in: "http://b%C3%BCcher.example/", want: "http://xn--bcher-kva.example/"},
+		{in: "http://[::ffff:192.0.2.1]/", want: "http://[::ffff:c000:201]/"},
 		// Whitespace, tabs and newlines.
 		{in: "  http://example.com/a  ", want: "http://example.com/a"},
 		{in: "\t\nhttp://example.com/\x00", want: "http://example.com/"},
@@ -108,8 +121,13 @@ func TestParse(t *testing.T) {
 		{in: "http://example.com:8x/", err: ErrInvalid},
 		{in: "http://[::1/", err: ErrInvalid},
 		{in: "http://[fe80::1%25eth0]/", err: ErrInvalid},
-		{in: "http://xn--a.example/", err: ErrInvalid},
 		{in: "http://./", err: ErrInvalid},
+		{in: "http://256.0.0.1/", err: ErrInvalid},
+		{in: "http://1.2.3.4.5/", err: ErrInvalid},
+		{in: "http://example.0x/", err: ErrInvalid},
+		{in: "http://a{b}.example/", err: ErrInvalid},
+		{in: "http://ex%00ample.com/", err: ErrInvalid},
+		{in: "http://\u00ad/", err: ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
