@@ -293,3 +293,35 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("default config invalid: %v", err)
 	}
 }
+
+// TestRobotsLongOutageAllows: once robots.txt has been unreachable for
+// RobotsAllowAfter, the host is crawled as if it had none (RFC 9309
+// §2.3.1.4); before that, nothing but robots.txt is requested.
+func TestRobotsLongOutageAllows(t *testing.T) {
+	pages := site{
+		"http://a.test/robots.txt": crawltest.Status(503),
+		"http://a.test/":           crawltest.HTML(""),
+	}
+	cfg := crawl.Config{}
+	cfg.Politeness = politeness.Policy{Delay: time.Microsecond, RobotsBackoff: time.Millisecond,
+		RobotsBackoffMax: time.Millisecond, RobotsRetries: 100, RobotsAllowAfter: 5 * time.Millisecond}
+	cfg.Politeness.Default()
+	f := crawltest.NewFetcher(pages)
+	c, err := crawl.New(cfg, crawl.Deps{Frontier: openFrontier(t, cfg.Politeness), Fetcher: f, Archive: &crawltest.Archive{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.AddSeeds(t.Context(), []string{"http://a.test/"})
+	if err := c.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.Requests()
+	if last := reqs[len(reqs)-1]; last != "http://a.test/" || len(reqs) < 3 {
+		t.Errorf("requests = %v: want robots.txt tried until the outage is long enough, then the page", reqs)
+	}
+	for _, r := range reqs[:len(reqs)-1] {
+		if r != "http://a.test/robots.txt" {
+			t.Errorf("%s requested while robots.txt was unreachable", r)
+		}
+	}
+}

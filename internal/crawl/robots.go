@@ -119,7 +119,18 @@ func (c *Crawler) robotsAnswer(prev RobotsState, resp *fetch.Response, now time.
 }
 
 func (c *Crawler) robotsFailure(prev RobotsState, now time.Time) RobotsState {
-	next := RobotsState{Status: RobotsUnavailable, FetchedAt: now, Failures: prev.Failures + 1}
+	next := RobotsState{Status: RobotsUnavailable, FetchedAt: now, Failures: prev.Failures + 1, FailingSince: prev.FailingSince}
+	if next.FailingSince.IsZero() {
+		next.FailingSince = now
+	}
+	if after := c.cfg.Politeness.RobotsAllowAfter; after > 0 && now.Sub(next.FailingSince) >= after {
+		// RFC 9309 §2.3.1.4: after a long enough outage, crawl as if
+		// there were no robots.txt.
+		c.log.Warn("robots.txt unreachable for too long; treating the host as having none",
+			"failing_since", next.FailingSince, "allow_after", after)
+		next.Status = RobotsMissing
+		return next
+	}
 	if next.Failures >= c.cfg.Politeness.RobotsRetries {
 		next.Status = RobotsGaveUp
 	}

@@ -16,6 +16,19 @@ type Link struct {
 	Depth int    // link hops from a seed; a redirect target keeps its source's depth
 	Hops  int    // consecutive redirects that led here
 	Via   string // URL of the page or redirect that discovered it; "" for seeds
+	// Sitemap is 0 for a page, and n > 0 for a sitemap file n levels below
+	// robots.txt (1: listed in robots.txt, 2: listed in that index, …).
+	Sitemap int
+	// Hints are what a sitemap said about the URL; zero when none.
+	Hints Hints
+}
+
+// Hints are a sitemap's statements about a URL, kept for scheduling.
+type Hints struct {
+	LastMod     time.Time
+	ChangeFreq  string  // always, hourly, daily, weekly, monthly, yearly, never
+	Priority    float64 // 0..1, meaningful when HasPriority
+	HasPriority bool
 }
 
 // Task is a Link handed to a worker by the frontier.
@@ -72,6 +85,8 @@ type RobotsState struct {
 	Rules     *robots.Group // the group that applies to our agent; nil unless Status is RobotsOK
 	FetchedAt time.Time     // when the current answer arrived
 	Failures  int           // consecutive unavailable answers
+	// FailingSince is when the current run of unavailable answers began.
+	FailingSince time.Time
 	URL       string        // where to ask next while following redirects; "" = the default location
 	Hops      int           // redirects followed so far for the current fetch
 }

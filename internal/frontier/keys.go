@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -195,7 +196,19 @@ func encodeTask(t crawl.Task) []byte {
 	b = binary.AppendUvarint(b, uint64(t.Hops))
 	b = appendString(b, t.Via)
 	b = binary.AppendUvarint(b, uint64(t.Attempt))
-	return appendCapture(b, t.Replay)
+	b = appendCapture(b, t.Replay)
+	// Optional trailing fields: absent in entries written before they existed.
+	if t.Sitemap == 0 && t.Hints == (crawl.Hints{}) {
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(t.Sitemap))
+	b = appendTime(b, t.Hints.LastMod)
+	b = appendString(b, t.Hints.ChangeFreq)
+	prio := uint64(0) // 0: none; else 1 + priority in thousandths
+	if t.Hints.HasPriority {
+		prio = 1 + uint64(math.Round(min(max(t.Hints.Priority, 0), 1)*1000))
+	}
+	return binary.AppendUvarint(b, prio)
 }
 
 func decodeTask(v []byte) (crawl.Task, error) {
@@ -212,6 +225,14 @@ func decodeTask(v []byte) (crawl.Task, error) {
 	t.Via = d.string()
 	t.Attempt = int(d.uvarint())
 	t.Replay = d.capture()
+	if d.err == nil && len(d.b) > 0 {
+		t.Sitemap = int(d.uvarint())
+		t.Hints.LastMod = d.time()
+		t.Hints.ChangeFreq = d.string()
+		if prio := d.uvarint(); prio > 0 {
+			t.Hints.Priority, t.Hints.HasPriority = float64(prio-1)/1000, true
+		}
+	}
 	if d.err != nil {
 		return crawl.Task{}, fmt.Errorf("%w: queue entry", d.err)
 	}
@@ -311,7 +332,8 @@ func encodeRobots(s crawl.RobotsState) []byte {
 	b = appendTime(b, s.FetchedAt)
 	b = binary.AppendUvarint(b, uint64(s.Failures))
 	b = appendString(b, s.URL)
-	return binary.AppendUvarint(b, uint64(s.Hops))
+	b = binary.AppendUvarint(b, uint64(s.Hops))
+	return appendTime(b, s.FailingSince)
 }
 
 func decodeRobots(v []byte) (crawl.RobotsState, error) {
@@ -328,6 +350,9 @@ func decodeRobots(v []byte) (crawl.RobotsState, error) {
 	s.Failures = int(d.uvarint())
 	s.URL = d.string()
 	s.Hops = int(d.uvarint())
+	if d.err == nil && len(d.b) > 0 {
+		s.FailingSince = d.time()
+	}
 	if d.err != nil {
 		return crawl.RobotsState{}, fmt.Errorf("%w: robots record", d.err)
 	}

@@ -29,6 +29,11 @@ type Policy struct {
 	// doubles with each further failure, up to RobotsBackoffMax.
 	RobotsBackoff    time.Duration
 	RobotsBackoffMax time.Duration
+	// RobotsAllowAfter is how long a robots.txt may stay unreachable before
+	// the host is treated as having none (allow all), as RFC 9309 §2.3.1.4
+	// permits after "a reasonably long period of time" (30 days). Default
+	// 30 days; negative: never.
+	RobotsAllowAfter time.Duration
 }
 
 // Default fills zero fields with godwit's polite defaults.
@@ -50,6 +55,9 @@ func (p *Policy) Default() {
 	}
 	if p.RobotsBackoffMax == 0 {
 		p.RobotsBackoffMax = time.Hour
+	}
+	if p.RobotsAllowAfter == 0 {
+		p.RobotsAllowAfter = 30 * 24 * time.Hour
 	}
 }
 
