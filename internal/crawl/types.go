@@ -87,8 +87,8 @@ type RobotsState struct {
 	Failures  int           // consecutive unavailable answers
 	// FailingSince is when the current run of unavailable answers began.
 	FailingSince time.Time
-	URL       string        // where to ask next while following redirects; "" = the default location
-	Hops      int           // redirects followed so far for the current fetch
+	URL          string // where to ask next while following redirects; "" = the default location
+	Hops         int    // redirects followed so far for the current fetch
 }
 
 // Disposition says what the frontier does with a completed lease's task.
