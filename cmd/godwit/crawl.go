@@ -222,6 +222,7 @@ func printSummary(w io.Writer, r crawlResult) {
 		s.Pages, s.PagesPerSecond(), humanBytes(s.Bytes), s.Redirects)
 	fmt.Fprintf(w, "  robots.txt  %d fetched; %d URLs disallowed; %d dropped (robots.txt unreachable)\n",
 		s.RobotsFetches, s.RobotsDisallowed, s.RobotsUnavailable)
+	fmt.Fprintf(w, "  sitemaps    %d read, listing %d URLs\n", s.Sitemaps, s.SitemapURLs)
 	fmt.Fprintf(w, "  errors      %d transient, %d permanent, %d refused by policy; %d retries\n",
 		s.Transient, s.Permanent, s.Policy, s.Retries)
 	fmt.Fprintf(w, "  links       %d found, %d queued, %d out of scope, %d too deep, %d not http(s)\n",

@@ -1,6 +1,6 @@
 // Command godwit is a polite, archival-quality web crawler.
 //
-// Subcommands: crawl, demo, fakeweb, url, version. See README.md.
+// Subcommands: crawl, demo, fakeweb, robots, url, version. See README.md.
 package main
 
 import (
@@ -53,6 +53,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newCrawlCmd(),
 		newDemoCmd(),
 		newFakewebCmd(),
+		newRobotsCmd(),
 		newURLCmd(),
 		newVersionCmd(),
 	)

@@ -49,9 +49,12 @@ func New(cfg warc.WriterConfig) (*Archive, error) {
 	return &Archive{w: w, dir: cfg.Dir, digest: cfg.Digest}, nil
 }
 
-// Record writes a request and a response record for resp and returns the
+// Record writes a request and a response record for resp, and a metadata
+// record of the page's robots signals when d has any, and returns the
 // response record's location once the records are on stable storage.
-func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response) (crawl.Capture, error) {
+// When d.OmitBody, the response record holds the HTTP header only, marked
+// WARC-Truncated: unspecified, without a payload digest.
+func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, d crawl.Decision) (crawl.Capture, error) {
 	date := resp.Start.UTC()
 	respRec := &warc.Record{Type: warc.TypeResponse}
 	respID := warc.NewRecordID()
@@ -63,12 +66,19 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response) 
 		h.Set(warc.FieldIPAddress, resp.IP)
 	}
 	h.Set(warc.FieldContentType, "application/http;msgtype=response")
-	h.Set(warc.FieldPayloadDigest, warc.Digest(a.digest, resp.Body))
-	if resp.Truncated != "" {
-		h.Set(warc.FieldTruncated, resp.Truncated)
+	body := resp.Body
+	switch {
+	case d.OmitBody:
+		body = nil
+		h.Set(warc.FieldTruncated, "unspecified")
+	default:
+		h.Set(warc.FieldPayloadDigest, warc.Digest(a.digest, resp.Body))
+		if resp.Truncated != "" {
+			h.Set(warc.FieldTruncated, resp.Truncated)
+		}
 	}
-	respRec.Block = make([]byte, 0, len(resp.RawHeader)+len(resp.Body))
-	respRec.Block = append(append(respRec.Block, resp.RawHeader...), resp.Body...)
+	respRec.Block = make([]byte, 0, len(resp.RawHeader)+len(body))
+	respRec.Block = append(append(respRec.Block, resp.RawHeader...), body...)
 
 	reqRec := &warc.Record{Type: warc.TypeRequest, Block: resp.RawRequest}
 	h = &reqRec.Header
@@ -77,7 +87,11 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response) 
 	h.Set(warc.FieldConcurrentTo, respID)
 	h.Set(warc.FieldContentType, "application/http;msgtype=request")
 
-	locs, err := a.w.Write(reqRec, respRec)
+	recs := []*warc.Record{reqRec, respRec}
+	if len(d.Signals) > 0 {
+		recs = append(recs, signalsRecord(resp.URL, respID, d))
+	}
+	locs, err := a.w.Write(recs...)
 	if err != nil {
 		return crawl.Capture{}, fmt.Errorf("archive: record %s: %w", resp.URL, err)
 	}
@@ -105,6 +119,25 @@ func (a *Archive) durable(gen uint64) error {
 	}
 	a.syncedTo = upTo
 	return nil
+}
+
+// signalsRecord is a metadata record naming the page-level robots
+// signals that applied to the response respID, and what was done.
+func signalsRecord(target, respID string, d crawl.Decision) *warc.Record {
+	fields := make([]warc.Field, 0, len(d.Signals)+1)
+	for _, s := range d.Signals {
+		fields = append(fields, warc.Field{Name: "robots", Value: s})
+	}
+	action := "payload archived"
+	if d.OmitBody {
+		action = "payload omitted"
+	}
+	fields = append(fields, warc.Field{Name: "robots-action", Value: action})
+	rec := &warc.Record{Type: warc.TypeMetadata, Block: warc.FieldsBlock(fields)}
+	rec.Header.Set(warc.FieldTargetURI, target)
+	rec.Header.Set(warc.FieldRefersTo, respID)
+	rec.Header.Set(warc.FieldContentType, warc.ContentTypeWarcFields)
+	return rec
 }
 
 // Load reads back the response record at c and parses its HTTP message.

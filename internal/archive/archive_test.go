@@ -45,7 +45,7 @@ func TestRecordAndLoad(t *testing.T) {
 	ctx := t.Context()
 	var caps []crawl.Capture
 	for i, u := range []string{"http://a.test/", "http://a.test/x"} {
-		c, err := a.Record(ctx, crawl.Task{}, response(u, strings.Repeat("x", i+1)))
+		c, err := a.Record(ctx, crawl.Task{}, response(u, strings.Repeat("x", i+1)), crawl.Decision{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,7 @@ func TestTruncatedIsMarked(t *testing.T) {
 	defer a.Close()
 	resp := response("http://a.test/big", "cut here")
 	resp.Truncated = fetch.TruncatedLength
-	c, err := a.Record(t.Context(), crawl.Task{}, resp)
+	c, err := a.Record(t.Context(), crawl.Task{}, resp, crawl.Decision{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,5 +146,57 @@ func TestLoadRejectsPaths(t *testing.T) {
 	defer a.Close()
 	if _, err := a.Load(t.Context(), crawl.Capture{File: "../etc/passwd"}); err == nil {
 		t.Error("Load accepted a path outside the WARC directory")
+	}
+}
+
+// TestNoArchiveOmitsBody: a noarchive page's response record keeps only
+// the HTTP header, and a metadata record says why.
+func TestNoArchiveOmitsBody(t *testing.T) {
+	dir := t.TempDir()
+	a, err := New(warc.WriterConfig{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := response("http://a.test/secret", "do not keep me")
+	if _, err := a.Record(t.Context(), crawl.Task{}, resp, crawl.Decision{OmitBody: true, Signals: []string{"noarchive"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"+warc.Ext))
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := warc.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var respID string
+	var sawMeta bool
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		switch rec.Type {
+		case warc.TypeResponse:
+			respID = rec.Header.Get(warc.FieldRecordID)
+			if bytes.Contains(rec.Block, []byte("do not keep me")) || rec.Header.Get(warc.FieldTruncated) != "unspecified" ||
+				rec.Header.Get(warc.FieldPayloadDigest) != "" {
+				t.Errorf("noarchive response record kept its body or lacks the truncation mark: %q %v", rec.Block, rec.Header.Fields())
+			}
+		case warc.TypeMetadata:
+			sawMeta = true
+			if rec.Header.Get(warc.FieldRefersTo) != respID || !strings.Contains(string(rec.Block), "robots: noarchive") ||
+				!strings.Contains(string(rec.Block), "payload omitted") {
+				t.Errorf("metadata record = %v %q", rec.Header.Fields(), rec.Block)
+			}
+		}
+	}
+	if !sawMeta {
+		t.Error("no metadata record")
 	}
 }

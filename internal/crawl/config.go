@@ -34,6 +34,12 @@ type Config struct {
 	Exclude ScopeRules
 	// Traps are the spider-trap defences.
 	Traps Traps
+	// Sitemaps says how sitemaps are used.
+	Sitemaps Sitemaps
+	// Pages says how page-level robots signals are honoured beyond the
+	// defaults: <meta name=robots> and X-Robots-Tag nofollow are always
+	// obeyed.
+	Pages PageSignals
 }
 
 // Default fills zero fields.
@@ -59,6 +65,7 @@ func (c *Config) Default() {
 	c.Politeness.Default()
 	c.URL.Default()
 	c.Traps.Default()
+	c.Sitemaps.Default()
 }
 
 // Validate reports every setting that cannot work.
@@ -86,6 +93,15 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("crawl: grace %v is negative", c.Grace))
 	}
 	errs = append(errs, c.Politeness.Validate(), c.URL.Validate(),
-		c.Include.validate("include"), c.Exclude.validate("exclude"), c.Traps.Validate())
+		c.Include.validate("include"), c.Exclude.validate("exclude"), c.Traps.Validate(), c.Sitemaps.Validate())
 	return errors.Join(errs...)
+}
+
+// PageSignals are the settings for page-level robots signals.
+type PageSignals struct {
+	// FollowNofollowLinks follows links marked rel=nofollow (default: not).
+	FollowNofollowLinks bool
+	// ArchiveNoArchive keeps the body of noarchive pages in the WARC
+	// (default: the response record holds only the HTTP header).
+	ArchiveNoArchive bool
 }

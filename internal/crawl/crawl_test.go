@@ -1,9 +1,12 @@
 package crawl_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -323,5 +326,86 @@ func TestRobotsLongOutageAllows(t *testing.T) {
 		if r != "http://a.test/robots.txt" {
 			t.Errorf("%s requested while robots.txt was unreachable", r)
 		}
+	}
+}
+
+// TestPageRobotsSignals: meta robots and X-Robots-Tag nofollow stop a
+// page's links, rel=nofollow stops one link, a header scoped to another
+// crawler does not apply, and noarchive keeps the body out of the archive.
+func TestPageRobotsSignals(t *testing.T) {
+	xrt := func(v, body string) crawltest.Page {
+		p := crawltest.HTML(body)
+		p.Header.Set("X-Robots-Tag", v)
+		return p
+	}
+	pages := site{
+		"http://a.test/": crawltest.HTML(`<a href="/meta">m</a> <a href="/hdr">h</a> <a href="/other">o</a>
+			<a href="/ugc" rel="UGC nofollow">u</a> <a href="/plain">p</a> <a href="/noarchive">n</a>`),
+		"http://a.test/meta":      crawltest.HTML(`<meta name="ROBOTS" content="noindex, NoFollow"><a href="/x1">x</a>`),
+		"http://a.test/hdr":       xrt("nofollow", `<a href="/x2">x</a>`),
+		"http://a.test/other":     xrt("otherbot: nofollow", `<a href="/y1">y</a>`),
+		"http://a.test/ugc":       crawltest.HTML(""),
+		"http://a.test/plain":     crawltest.HTML(""),
+		"http://a.test/noarchive": crawltest.HTML(`<meta name="godwit" content="noarchive">`),
+		"http://a.test/y1":        crawltest.HTML(""),
+	}
+	f, a, st := crawlSite(t, crawl.Config{}, pages, "http://a.test/")
+	reqs := f.Requests()
+	for _, never := range []string{"http://a.test/x1", "http://a.test/x2", "http://a.test/ugc"} {
+		if slices.Contains(reqs, never) {
+			t.Errorf("fetched %s, reachable only through nofollow", never)
+		}
+	}
+	for _, want := range []string{"http://a.test/plain", "http://a.test/y1", "http://a.test/noarchive"} {
+		if !slices.Contains(reqs, want) {
+			t.Errorf("%s not fetched", want)
+		}
+	}
+	if d := a.Decision("http://a.test/noarchive"); !d.OmitBody || !slices.Contains(d.Signals, "noarchive") {
+		t.Errorf("noarchive page recorded with %+v", d)
+	}
+	if d := a.Decision("http://a.test/plain"); d.OmitBody || len(d.Signals) > 0 {
+		t.Errorf("plain page recorded with %+v", d)
+	}
+	if st.NofollowPages != 2 || st.NofollowLinks != 1 {
+		t.Errorf("NofollowPages = %d, NofollowLinks = %d; want 2, 1", st.NofollowPages, st.NofollowLinks)
+	}
+}
+
+// TestSitemapsFromRobots: robots.txt Sitemap lines lead through an index
+// (one child gzip-compressed) to pages nothing links to; out-of-scope
+// entries are not queued; hints travel with the URLs.
+func TestSitemapsFromRobots(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+		<url><loc>http://a.test/orphan2</loc></url></urlset>`))
+	zw.Close()
+	pages := site{
+		"http://a.test/robots.txt": crawltest.HTML("User-agent: *\nDisallow: /private\nSitemap: http://a.test/index.xml\n"),
+		"http://a.test/index.xml": crawltest.HTML(`<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+			<sitemap><loc>http://a.test/s1.xml</loc></sitemap><sitemap><loc>http://a.test/s2.xml.gz</loc></sitemap></sitemapindex>`),
+		"http://a.test/s1.xml": crawltest.HTML(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+			<url><loc>http://a.test/orphan1</loc><lastmod>2026-11-01</lastmod><changefreq>daily</changefreq><priority>0.8</priority></url>
+			<url><loc>http://elsewhere.test/x</loc></url><url><loc>http://a.test/private/p</loc></url></urlset>`),
+		"http://a.test/s2.xml.gz": {Status: 200, Header: http.Header{"Content-Type": {"application/x-gzip"}}, Body: gz.String()},
+		"http://a.test/":          crawltest.HTML(""),
+		"http://a.test/orphan1":   crawltest.HTML(""),
+		"http://a.test/orphan2":   crawltest.HTML(""),
+	}
+	f, _, st := crawlSite(t, crawl.Config{}, pages, "http://a.test/")
+	reqs := f.Requests()
+	for _, want := range []string{"http://a.test/index.xml", "http://a.test/s1.xml", "http://a.test/s2.xml.gz", "http://a.test/orphan1", "http://a.test/orphan2"} {
+		if !slices.Contains(reqs, want) {
+			t.Errorf("%s not fetched; requests %v", want, reqs)
+		}
+	}
+	for _, never := range []string{"http://elsewhere.test/x", "http://a.test/private/p"} {
+		if slices.Contains(reqs, never) {
+			t.Errorf("fetched %s (out of scope or disallowed)", never)
+		}
+	}
+	if st.Sitemaps != 3 || st.SitemapURLs != 6 {
+		t.Errorf("Sitemaps = %d, SitemapURLs = %d; want 3, 6", st.Sitemaps, st.SitemapURLs)
 	}
 }

@@ -10,10 +10,16 @@ import (
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
-// candidate is a URL found on a page or in a Location header, before filtering.
+// candidate is a URL found on a page, in a Location header, in robots.txt
+// or in a sitemap, before filtering.
 type candidate struct {
 	raw      string
 	redirect bool
+	// sitemap > 0 marks a sitemap file at that nesting level.
+	sitemap int
+	// fromSitemap marks a URL listed in a sitemap; hints are what it said.
+	fromSitemap bool
+	hints       Hints
 }
 
 // discover turns the candidates found while processing t into Links to
@@ -27,7 +33,14 @@ type candidate struct {
 // level. A task that is not a replay was a page fetched from t.Host,
 // which the per-host defences count.
 func (c *Crawler) discover(t Task, cands []candidate) []Link {
-	if t.Replay == nil {
+	return c.discoverFrom(t, cands, t.Replay == nil)
+}
+
+// discoverFrom is discover; fetched says whether t's page was fetched (and
+// counts for its host's defences), which is not so for a replay or for the
+// sitemaps listed in a robots.txt fetched on t's lease.
+func (c *Crawler) discoverFrom(t Task, cands []candidate, fetched bool) []Link {
+	if fetched {
 		c.traps.fetched(t.Host)
 	}
 	debug := c.log.Enabled(context.Background(), slog.LevelDebug)
@@ -49,7 +62,12 @@ func (c *Crawler) discover(t Task, cands []candidate) []Link {
 			}
 			continue
 		}
-		l := Link{Depth: t.Depth + 1, Via: t.URL}
+		l := Link{Depth: t.Depth + 1, Via: t.URL, Sitemap: cd.sitemap, Hints: cd.hints}
+		if cd.sitemap > 0 {
+			// A sitemap file is not a page: it sits at depth 0 and the URLs
+			// it lists at depth 1, like links from a seed.
+			l.Depth = 0
+		}
 		if cd.redirect {
 			// A redirect target stands in for the URL that redirected:
 			// same depth, one more hop.
@@ -74,7 +92,7 @@ func (c *Crawler) discover(t Task, cands []candidate) []Link {
 			continue
 		}
 		batch[l.Key] = struct{}{}
-		if reason := c.trapped(t, &l, fromCal); reason != "" {
+		if reason := c.trapped(t, cd, &l, fromCal); reason != "" {
 			c.stats.countTrap(reason)
 			if debug {
 				c.log.Debug("trap", "url", l.URL, "from", t.URL, "reason", reason)
@@ -110,10 +128,16 @@ func (c *Crawler) inScope(t Task, cd candidate, u *url.URL, s string, debug bool
 }
 
 // trapped returns the trap defence that refuses l, or "".
-func (c *Crawler) trapped(t Task, l *Link, fromCal string) string {
+func (c *Crawler) trapped(t Task, cd candidate, l *Link, fromCal string) string {
 	path, query := keyPathQuery(l.Key)
 	if reason := c.traps.pattern(l, path, query); reason != "" {
 		return reason
+	}
+	if cd.fromSitemap || cd.sitemap > 0 {
+		// A site's own sitemaps legitimately list far more URLs than a
+		// page links to: the per-host discovery defences would take them
+		// for a trap. The URL patterns still apply.
+		return ""
 	}
 	reason, demoted := c.traps.admit(l, calendarTemplate(path, query), fromCal, t.Host)
 	if demoted {

@@ -7,6 +7,17 @@ import (
 	"github.com/godwit-crawler/godwit/internal/fetch"
 )
 
+// Decision is what a page's robots signals ask of the archive.
+type Decision struct {
+	// OmitBody keeps the response's body out of the archive (noarchive):
+	// the response record holds the HTTP header only.
+	OmitBody bool
+	// Signals are the page-level robots directives that applied to us
+	// ("noarchive", "noindex", "nofollow"); when any did, the archive
+	// records them and the decision in a metadata record.
+	Signals []string
+}
+
 // ErrExhausted is returned by Frontier.Next when nothing is queued and no
 // lease is outstanding: the crawl is complete.
 var ErrExhausted = errors.New("crawl: frontier exhausted")
@@ -54,8 +65,9 @@ type Fetcher interface {
 // Archive records fetched exchanges (WARC) and reads them back.
 // Implementations are safe for concurrent use.
 type Archive interface {
-	// Record archives one exchange and returns where its response went.
-	Record(ctx context.Context, t Task, resp *fetch.Response) (Capture, error)
+	// Record archives one exchange as d says and returns where its
+	// response went.
+	Record(ctx context.Context, t Task, resp *fetch.Response, d Decision) (Capture, error)
 	// Load reads an archived response back (status, header, body as received).
 	Load(ctx context.Context, c Capture) (*fetch.Response, error)
 }

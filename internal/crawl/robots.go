@@ -40,14 +40,15 @@ func robotsAllows(st RobotsState, rawURL string) bool {
 }
 
 // fetchRobots spends the lease on the host's robots.txt. The task itself
-// goes back to the head of the queue untouched.
-func (c *Crawler) fetchRobots(ctx context.Context, l Lease) Outcome {
+// goes back to the head of the queue untouched. It also returns the
+// sitemaps the robots.txt lists, as candidates.
+func (c *Crawler) fetchRobots(ctx context.Context, l Lease) (Outcome, []candidate) {
 	prev := l.Robots
 	target := prev.URL
 	if target == "" {
 		u, err := url.Parse(l.Task.URL)
 		if err != nil { // cannot happen for a normalized URL; drop the task rather than loop
-			return Outcome{Disposition: Done, Class: ClassPermanent, Reason: "invalid-url"}
+			return Outcome{Disposition: Done, Class: ClassPermanent, Reason: "invalid-url"}, nil
 		}
 		target = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}).String()
 	}
@@ -56,11 +57,12 @@ func (c *Crawler) fetchRobots(ctx context.Context, l Lease) Outcome {
 	now := c.now()
 	out := Outcome{Disposition: Requeue, Requested: true, End: now}
 	next := RobotsState{FetchedAt: now}
+	var cands []candidate
 
 	switch {
 	case err != nil && ctx.Err() != nil:
 		// Stopping: nothing was learnt about the host.
-		return out
+		return out, nil
 	case err != nil && fetch.Classify(err) == fetch.Policy:
 		// The SSRF guard refused the host's address: no request was made,
 		// and none ever will be, so its URLs are dropped.
@@ -75,25 +77,42 @@ func (c *Crawler) fetchRobots(ctx context.Context, l Lease) Outcome {
 		out.End, out.Status = resp.End, resp.Status
 		c.stats.bytes.Add(int64(len(resp.Body)))
 		c.archiveRecord(ctx, l.Task, resp)
-		next = c.robotsAnswer(prev, resp, now)
+		var sitemaps []string
+		next, sitemaps = c.robotsAnswer(prev, resp, now)
+		for _, sm := range sitemaps {
+			cands = append(cands, candidate{raw: sm, sitemap: 1})
+		}
+		if len(sitemaps) == 0 && c.cfg.Sitemaps.Guess && (next.Status == RobotsOK || next.Status == RobotsMissing) {
+			u, err := url.Parse(target)
+			if err == nil {
+				guess := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/sitemap.xml"}
+				cands = append(cands, candidate{raw: guess.String(), sitemap: 1})
+			}
+		}
 	}
 	out.Robots = &next
-	return out
+	return out, cands
 }
 
-// robotsAnswer interprets an HTTP answer for robots.txt per RFC 9309 §2.3.1.
-func (c *Crawler) robotsAnswer(prev RobotsState, resp *fetch.Response, now time.Time) RobotsState {
+// robotsAnswer interprets an HTTP answer for robots.txt per RFC 9309
+// §2.3.1, and returns the sitemaps a 2xx robots.txt lists.
+func (c *Crawler) robotsAnswer(prev RobotsState, resp *fetch.Response, now time.Time) (RobotsState, []string) {
 	next := RobotsState{FetchedAt: now}
+	var sitemaps []string
 	switch s := resp.Status; {
 	case s >= 200 && s < 300:
 		body, err := c.fetcher.Decode(resp)
 		if err != nil {
 			// Undecodable: as good as unreachable.
-			return c.robotsFailure(prev, now)
+			return c.robotsFailure(prev, now), nil
 		}
 		next.Status = RobotsOK
 		next.Body = body
-		next.Rules = robots.Parse(body).Group(c.cfg.Agent)
+		parsed := robots.Parse(body)
+		next.Rules = parsed.Group(c.cfg.Agent)
+		if !c.cfg.Sitemaps.Off {
+			sitemaps = parsed.Sitemaps()
+		}
 	case s >= 300 && s < 400:
 		loc, ok := resp.Location()
 		if !ok {
@@ -109,13 +128,13 @@ func (c *Crawler) robotsAnswer(prev RobotsState, resp *fetch.Response, now time.
 		next.URL, next.Hops = loc, prev.Hops+1
 	case s == 429:
 		// Too Many Requests is the server asking us to back off: treat like 5xx.
-		return c.robotsFailure(prev, now)
+		return c.robotsFailure(prev, now), nil
 	case s >= 400 && s < 500:
 		next.Status = RobotsMissing
 	default:
-		return c.robotsFailure(prev, now)
+		return c.robotsFailure(prev, now), nil
 	}
-	return next
+	return next, sitemaps
 }
 
 func (c *Crawler) robotsFailure(prev RobotsState, now time.Time) RobotsState {

@@ -39,6 +39,12 @@ type Stats struct {
 	NotHTTP             int64 // mailto:, javascript:, ftp: …: recorded, not queued
 	Invalid             int64
 	TooManyRedirects    int64
+
+	Sitemaps    int64 // sitemap files fetched and read (2xx)
+	SitemapURLs int64 // URLs and child sitemaps they listed
+
+	NofollowPages int64 // pages whose meta robots or X-Robots-Tag said nofollow
+	NofollowLinks int64 // rel=nofollow links not followed
 	// Traps counts URLs refused by the spider-trap defences, by reason.
 	Traps TrapStats
 
@@ -64,6 +70,8 @@ type counters struct {
 	robotsDisallowed, robotsUnavailable              atomic.Int64
 	discovered, queued, outOfScope, tooDeep, notHTTP atomic.Int64
 	invalid, tooManyRedirects                        atomic.Int64
+	sitemaps, sitemapURLs                            atomic.Int64
+	nofollowPages, nofollowLinks                     atomic.Int64
 
 	scopeExcluded, scopeIncluded, redirectsOutOfScope atomic.Int64
 	trapURLLength, trapPathDepth, trapRepeats         atomic.Int64
@@ -121,6 +129,10 @@ func (c *counters) snapshot() Stats {
 		NotHTTP:           c.notHTTP.Load(),
 		Invalid:           c.invalid.Load(),
 		TooManyRedirects:  c.tooManyRedirects.Load(),
+		Sitemaps:          c.sitemaps.Load(),
+		SitemapURLs:       c.sitemapURLs.Load(),
+		NofollowPages:     c.nofollowPages.Load(),
+		NofollowLinks:     c.nofollowLinks.Load(),
 
 		ScopeExcluded:       c.scopeExcluded.Load(),
 		ScopeIncluded:       c.scopeIncluded.Load(),

@@ -24,8 +24,10 @@ func (nop) Stats() FrontierStats                           { return FrontierStat
 func (nop) Fetch(context.Context, fetch.Request) (*fetch.Response, error) {
 	return nil, fmt.Errorf("nop: no fetching")
 }
-func (nop) Decode(r *fetch.Response) ([]byte, error)                       { return r.Body, nil }
-func (nop) Record(context.Context, Task, *fetch.Response) (Capture, error) { return Capture{}, nil }
+func (nop) Decode(r *fetch.Response) ([]byte, error) { return r.Body, nil }
+func (nop) Record(context.Context, Task, *fetch.Response, Decision) (Capture, error) {
+	return Capture{}, nil
+}
 func (nop) Load(context.Context, Capture) (*fetch.Response, error) {
 	return nil, fmt.Errorf("nop: no archive")
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/godwit-crawler/godwit/internal/extract"
 	"github.com/godwit-crawler/godwit/internal/fetch"
+	"github.com/godwit-crawler/godwit/internal/robots"
 )
 
 // process does everything one lease allows: at most one request to the
@@ -16,7 +17,8 @@ func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error)
 		return c.replay(ctx, t)
 	}
 	if c.robotsNeeded(l.Robots, c.now()) {
-		return c.fetchRobots(ctx, l), nil, nil
+		out, cands := c.fetchRobots(ctx, l)
+		return out, c.discoverFrom(t, cands, false), nil
 	}
 	switch {
 	case l.Robots.Status == RobotsGaveUp:
@@ -62,7 +64,8 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 	}
 	c.stats.pages.Add(1)
 	c.stats.bytes.Add(int64(len(resp.Body)))
-	capture, err := c.archive.Record(ctx, t, resp)
+	rd := c.read(t, resp)
+	capture, err := c.archive.Record(ctx, t, resp, rd.decision(c.cfg))
 	if err != nil {
 		// Without the archive there is no point fetching: stop the crawl,
 		// keep the task for the next run.
@@ -71,7 +74,6 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 	out := Outcome{Disposition: Done, Requested: true, End: resp.End, Status: resp.Status, Capture: &capture}
 	c.log.Debug("fetched", "url", t.URL, "status", resp.Status, "bytes", len(resp.Body), "depth", t.Depth)
 
-	cands := c.candidates(t, resp)
 	switch s := resp.Status; {
 	case s >= 300 && s < 400:
 		c.stats.redirects.Add(1)
@@ -87,21 +89,86 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 		out.Class, out.Reason = ClassPermanent, "http-status"
 		c.stats.countClass(ClassPermanent)
 	}
-	return out, c.discover(t, cands), nil
+	return out, c.discover(t, rd.cands), nil
 }
 
-// candidates returns the URLs a response leads to: its redirect target, or
-// the links of an HTML page.
-func (c *Crawler) candidates(t Task, resp *fetch.Response) []candidate {
+// reading is what a worker learnt from a response: the URLs it leads to
+// and what its page-level robots signals ask of us.
+type reading struct {
+	cands   []candidate
+	signals robots.Directives
+}
+
+// decision is what the archive should do with the response.
+func (r reading) decision(cfg Config) Decision {
+	var d Decision
+	if r.signals.NoArchive {
+		d.Signals = append(d.Signals, "noarchive")
+		d.OmitBody = !cfg.Pages.ArchiveNoArchive
+	}
+	if r.signals.NoIndex {
+		d.Signals = append(d.Signals, "noindex")
+	}
+	if r.signals.NoFollow {
+		d.Signals = append(d.Signals, "nofollow")
+	}
+	return d
+}
+
+// read interprets a response: its redirect target, the entries of a
+// sitemap, or the links of an HTML page, minus what its robots signals
+// (X-Robots-Tag, <meta name=robots>, rel=nofollow) forbid following.
+func (c *Crawler) read(t Task, resp *fetch.Response) reading {
+	rd := reading{signals: robots.ParseXRobotsTag(resp.Header.Values("X-Robots-Tag"), c.cfg.Agent)}
 	switch s := resp.Status; {
 	case s >= 300 && s < 400:
 		if loc, ok := resp.Location(); ok {
-			return []candidate{{raw: loc, redirect: true}}
+			rd.cands = []candidate{{raw: loc, redirect: true, sitemap: t.Sitemap}}
 		}
-	case s >= 200 && s < 300:
-		return c.pageLinks(t, resp)
+	case s >= 200 && s < 300 && t.Sitemap > 0:
+		c.stats.sitemaps.Add(1)
+		rd.cands = c.sitemapLinks(t, resp)
+	case s >= 200 && s < 300 && resp.IsHTML():
+		doc := c.parseHTML(t, resp)
+		if doc == nil {
+			break
+		}
+		rd.signals = rd.signals.Merge(doc.Robots)
+		if rd.signals.NoFollow {
+			c.stats.nofollowPages.Add(1)
+			break
+		}
+		if c.cfg.MaxDepth > 0 && t.Depth >= c.cfg.MaxDepth {
+			break // its links would be too deep anyway
+		}
+		rd.cands = make([]candidate, 0, len(doc.Links))
+		for _, ln := range doc.Links {
+			if ln.HasRel("nofollow") && !c.cfg.Pages.FollowNofollowLinks {
+				c.stats.nofollowLinks.Add(1)
+				continue
+			}
+			rd.cands = append(rd.cands, candidate{raw: ln.URL})
+		}
 	}
-	return nil
+	return rd
+}
+
+// parseHTML decodes and tokenizes an HTML response.
+func (c *Crawler) parseHTML(t Task, resp *fetch.Response) *extract.Document {
+	body, err := c.fetcher.Decode(resp)
+	if err != nil && len(body) == 0 {
+		c.log.Info("cannot decode body", "url", t.URL, "err", err)
+		return nil
+	}
+	page, err := parseURL(t.URL)
+	if err != nil {
+		return nil
+	}
+	doc, err := extract.HTML(page, body, &extract.Options{Agents: []string{c.cfg.Agent}})
+	if err != nil {
+		c.log.Info("link extraction failed", "url", t.URL, "err", err)
+	}
+	return doc
 }
 
 // replay processes an archived response again for a URL whose depth
@@ -113,7 +180,7 @@ func (c *Crawler) replay(ctx context.Context, t Task) (Outcome, []Link, error) {
 		return Outcome{Disposition: Done, Reason: "replay-failed"}, nil, nil
 	}
 	c.log.Debug("replayed at a smaller depth", "url", t.URL, "depth", t.Depth)
-	return Outcome{Disposition: Done, Capture: t.Replay}, c.discover(t, c.candidates(t, resp)), nil
+	return Outcome{Disposition: Done, Capture: t.Replay}, c.discover(t, c.read(t, resp).cands), nil
 }
 
 // fetchFailed turns a fetch error into an outcome.
@@ -143,38 +210,10 @@ func (c *Crawler) fetchFailed(ctx context.Context, t Task, err error) Outcome {
 	return out
 }
 
-// pageLinks extracts outlinks from an HTML response.
-func (c *Crawler) pageLinks(t Task, resp *fetch.Response) []candidate {
-	if !resp.IsHTML() {
-		return nil
-	}
-	if c.cfg.MaxDepth > 0 && t.Depth >= c.cfg.MaxDepth {
-		return nil // its links would be too deep anyway: skip the parse
-	}
-	body, err := c.fetcher.Decode(resp)
-	if err != nil && len(body) == 0 {
-		c.log.Info("cannot decode body", "url", t.URL, "err", err)
-		return nil
-	}
-	page, err := parseURL(t.URL)
-	if err != nil {
-		return nil
-	}
-	links, err := extract.Links(page, body)
-	if err != nil {
-		c.log.Info("link extraction failed", "url", t.URL, "err", err)
-	}
-	cands := make([]candidate, len(links))
-	for i, ln := range links {
-		cands[i] = candidate{raw: ln.URL}
-	}
-	return cands
-}
-
 // archiveRecord records an exchange that is not itself a page (robots.txt);
 // a failure is logged, and the next page's Record will surface it.
 func (c *Crawler) archiveRecord(ctx context.Context, t Task, resp *fetch.Response) {
-	if _, err := c.archive.Record(ctx, t, resp); err != nil {
+	if _, err := c.archive.Record(ctx, t, resp, Decision{}); err != nil {
 		c.log.Error("archive failed", "url", resp.URL, "err", err)
 	}
 }

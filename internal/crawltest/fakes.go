@@ -113,18 +113,23 @@ func pathOf(raw string) string {
 type Archive struct {
 	mu        sync.Mutex
 	responses []*fetch.Response
+	decisions map[string]crawl.Decision
 	loads     int
 	Err       error // returned by Record when set
 }
 
 // Record remembers resp; its Capture's Offset is its index.
-func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response) (crawl.Capture, error) {
+func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, d crawl.Decision) (crawl.Capture, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.Err != nil {
 		return crawl.Capture{}, a.Err
 	}
 	a.responses = append(a.responses, resp)
+	if a.decisions == nil {
+		a.decisions = map[string]crawl.Decision{}
+	}
+	a.decisions[resp.URL] = d
 	return crawl.Capture{File: "memory", Offset: int64(len(a.responses) - 1)}, nil
 }
 
@@ -137,6 +142,13 @@ func (a *Archive) Load(_ context.Context, c crawl.Capture) (*fetch.Response, err
 	}
 	a.loads++
 	return a.responses[c.Offset], nil
+}
+
+// Decision returns the decision the response for url was recorded with.
+func (a *Archive) Decision(url string) crawl.Decision {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.decisions[url]
 }
 
 // Loads is how many times Load succeeded.

@@ -1,5 +1,5 @@
 // Package extract implements link extraction from HTML pages: the outlinks
-// a crawler follows and the page title.
+// a crawler follows, the page title and the page's robots <meta> tags.
 //
 // [HTML] runs the streaming tokenizer of golang.org/x/net/html over the
 // page (no DOM is built) and collects a[href], area[href], link[href],
@@ -19,6 +19,19 @@
 // content of <noscript> and <noframes> is, as a browser without scripts
 // or frames would show it. The title is the text of the first <title>
 // outside SVG and MathML.
+//
+// Robots signals: every <meta name="robots"> tag, and every <meta> tag
+// named after one of [Options.Agents] ("godwit"), names compared ASCII
+// case-insensitively, is read with robots.ParseMeta and merged into
+// [Document.Robots]. They count wherever they are in the markup, not only
+// in <head> (where they belong): browsers keep a <meta> found in the body
+// in the document, a site that wrote one meant it, and when in doubt the
+// crawler errs on the side of obeying. By the rule above, a <meta> inside
+// <noscript> counts too, while one in a comment, a script or a <title>
+// does not. [Link.HasRel] reads rel="nofollow" in any case and in a list
+// separated by spaces or commas ("ugc nofollow", "ugc,nofollow"); what to
+// do with a nofollow link, or with a page whose Robots say NoFollow, is
+// the caller's decision: extraction returns every link.
 //
 // The body must be UTF-8 (transcode it first, e.g. with
 // golang.org/x/net/html/charset) and already capped in size by the

@@ -2,9 +2,11 @@ package extract_test
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 
 	"github.com/godwit-crawler/godwit/internal/extract"
+	"github.com/godwit-crawler/godwit/internal/robots"
 )
 
 func Example() {
@@ -28,4 +30,33 @@ func Example() {
 	// "My post"
 	// a https://example.com/blog/next.html false
 	// a https://ads.example.net/ true
+}
+
+// The page-level robots signals of a response: its <meta> tags, read by
+// HTML, merged with its X-Robots-Tag headers.
+func ExampleHTML_robots() {
+	page, _ := url.Parse("https://example.com/forum/thread/42")
+	header := http.Header{}
+	header.Add("X-Robots-Tag", "otherbot: noindex")
+	header.Add("X-Robots-Tag", "godwit: noarchive")
+	body := []byte(`<html><head>
+<meta name="robots" content="index, follow">
+<meta name="GodWit" content="nofollow">
+</head><body>
+  <a href="/forum/thread/43">Next thread</a>
+  <a href="https://spam.example/" rel="ugc,nofollow">a user's link</a>
+</body></html>`)
+	d, err := extract.HTML(page, body, &extract.Options{Agents: []string{"godwit"}})
+	if err != nil {
+		panic(err)
+	}
+	signals := d.Robots.Merge(robots.ParseXRobotsTag(header.Values("X-Robots-Tag"), "godwit"))
+	fmt.Printf("noindex %v, nofollow %v, noarchive %v\n", signals.NoIndex, signals.NoFollow, signals.NoArchive)
+	for _, l := range d.Links {
+		fmt.Println(l.URL, "nofollow:", signals.NoFollow || l.HasRel("nofollow"))
+	}
+	// Output:
+	// noindex false, nofollow true, noarchive true
+	// https://example.com/forum/thread/43 nofollow: true
+	// https://spam.example/ nofollow: true
 }

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+
+	"github.com/godwit-crawler/godwit/internal/robots"
 )
 
 // ErrPageURL reports a page URL that cannot serve as a base: nil or not
@@ -26,6 +28,10 @@ const (
 type Options struct {
 	// MaxLinks caps the number of links returned; 0 means DefaultMaxLinks.
 	MaxLinks int
+	// Agents are the names, besides "robots", of the <meta> tags read into
+	// [Document.Robots]: the crawler's product tokens, such as "godwit".
+	// Compared case-insensitively; nil reads <meta name="robots"> only.
+	Agents []string
 }
 
 // Default fills in unset fields.
@@ -40,19 +46,36 @@ type Link struct {
 	URL  string // absolute http(s) URL, resolved against the base; not normalized
 	Tag  string // element: "a", "area", "link", "frame" or "iframe"
 	Attr string // attribute: "href" or "src"
-	Rel  string // rel attribute, lower-case and trimmed; "" when absent
+	Rel  string // rel attribute, ASCII lower-case and trimmed; "" when absent (see HasRel)
 }
 
-// HasRel reports whether token (lower-case, such as "nofollow" or
-// "canonical") is one of the space-separated tokens of the link's rel.
+// HasRel reports whether token (such as "nofollow" or "canonical") is one
+// of the tokens of the link's rel, compared ASCII case-insensitively as
+// HTML does: "NoFollow" is in rel="ugc nofollow". Tokens are separated by
+// ASCII whitespace, as in HTML, and also by commas, which Google accepts
+// ("You may specify multiple rel values as a space- or comma-separated
+// list"): rel="ugc,nofollow" is nofollow too. It does not allocate.
 func (l Link) HasRel(token string) bool {
-	for _, t := range strings.Fields(l.Rel) {
-		if t == token {
+	rel := l.Rel
+	for rel != "" {
+		i := strings.IndexAny(rel, relSeparators)
+		if i < 0 {
+			return equalFoldASCII(rel, token)
+		}
+		if i > 0 && equalFoldASCII(rel[:i], token) {
 			return true
 		}
+		rel = rel[i+1:]
 	}
 	return false
 }
+
+const (
+	// asciiSpace is ASCII whitespace, as HTML defines it.
+	asciiSpace = "\t\n\f\r "
+	// relSeparators separate the tokens of a rel attribute for HasRel.
+	relSeparators = asciiSpace + ","
+)
 
 // Document is what [HTML] extracts from a page.
 type Document struct {
@@ -63,6 +86,11 @@ type Document struct {
 	Links []Link
 	// Truncated reports that the page had more than MaxLinks links.
 	Truncated bool
+	// Robots are the directives of the page's <meta name="robots"> tags
+	// and of its <meta> tags named after one of Options.Agents, merged,
+	// wherever they are in the page. The X-Robots-Tag headers of the
+	// response are the caller's to merge in (robots.ParseXRobotsTag).
+	Robots robots.Directives
 }
 
 // pending is a link found by the tokenizer, resolved once the base is
@@ -155,6 +183,10 @@ loop:
 				if tt == html.StartTagToken {
 					foreign++
 				}
+			case "meta":
+				if name, content, ok := metaAttrs(z); ok && metaApplies(name, opts.Agents) {
+					d.Robots = d.Robots.Merge(robots.ParseMeta(content))
+				}
 			case "noscript", "noframes":
 				// Read the content as markup, not raw text.
 				z.NextIsNotRawText()
@@ -229,10 +261,83 @@ func attrs(z *html.Tokenizer, name string, wantRel bool) (value, rel string, ok 
 		case !ok && string(k) == name:
 			value, ok = string(v), true
 		case wantRel && !haveRel && string(k) == "rel":
-			rel, haveRel = strings.ToLower(strings.TrimSpace(string(v))), true
+			rel, haveRel = lowerASCII(strings.Trim(string(v), asciiSpace)), true
 		}
 	}
 	return value, rel, ok
+}
+
+// lowerASCII lower-cases the ASCII letters of s, as HTML does for
+// keywords, leaving other characters alone.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// equalFoldASCII reports whether a and b are equal ignoring the case of
+// ASCII letters only, as HTML compares keywords (strings.EqualFold would
+// also equate "s" and the long s, "k" and the Kelvin sign).
+func equalFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// metaAttrs reads the name and content attributes of the current <meta>
+// tag; ok is false unless it has both. The first of repeated attributes
+// wins.
+func metaAttrs(z *html.Tokenizer) (name, content string, ok bool) {
+	var haveName, haveContent bool
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		switch {
+		case !haveName && string(k) == "name":
+			name, haveName = string(v), true
+		case !haveContent && string(k) == "content":
+			content, haveContent = string(v), true
+		}
+	}
+	return name, content, haveName && haveContent
+}
+
+// metaApplies reports whether a <meta> tag named name speaks to us:
+// "robots" or one of agents, ASCII case-insensitively, surrounding
+// whitespace ignored.
+func metaApplies(name string, agents []string) bool {
+	name = strings.Trim(name, asciiSpace)
+	if equalFoldASCII(name, "robots") {
+		return true
+	}
+	for _, a := range agents {
+		if a != "" && equalFoldASCII(name, a) {
+			return true
+		}
+	}
+	return false
 }
 
 // skip reports whether a raw attribute value is certainly not a link to

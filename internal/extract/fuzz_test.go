@@ -12,12 +12,13 @@ func FuzzHTML(f *testing.F) {
 	f.Add("https://example.com/", `<A HREF='\\h\p?q#f'><iframe src=//o/i></iframe><noscript><a href=/n>`)
 	f.Add("http://example.com/", `<svg><title>s</title></svg><title>x`+strings.Repeat("é", 300)+`</title>`)
 	f.Add("http://example.com/", "<a href=\"java\tscript:x\"><a href='#'><a href=' /%zz '><area href=mailto:x>")
+	f.Add("http://example.com/", `<META NAME=Robots CONTENT="noindex, unavailable_after: Fri, 25 Jun 2010 15:00:00 PST"><meta name=godwit content=none><a href=/x rel="UGC,nofollow">`)
 	f.Fuzz(func(t *testing.T, pageURL, body string) {
 		page, err := url.Parse(pageURL)
 		if err != nil || !page.IsAbs() || page.Host == "" {
 			return
 		}
-		d, err := HTML(page, []byte(body), &Options{MaxLinks: 50})
+		d, err := HTML(page, []byte(body), &Options{MaxLinks: 50, Agents: []string{"godwit"}})
 		if err != nil {
 			t.Fatalf("HTML(%q): %v", body, err)
 		}

@@ -1,5 +1,7 @@
 // Package robots implements the Robots Exclusion Protocol (RFC 9309): it
 // parses robots.txt files and answers whether a crawler may fetch a path.
+// It also reads the page-level signals of the same family, the robots
+// <meta> tags and X-Robots-Tag headers ([ParseMeta], [ParseXRobotsTag]).
 //
 // This is our own parser, because the Go parsers in use are either slow
 // or wrong: jimsmart/grobotstxt, a port of Google's C++ matcher, re-parses
@@ -8,7 +10,14 @@
 // 143/145 and 391/400, by the measurements in the conformance data's
 // README). Here [Parse] compiles every rule once, and [Group.Allowed] is a
 // scan of precompiled patterns, longest first, that does not allocate
-// unless the normalized path exceeds 512 bytes.
+// unless the normalized path exceeds 512 bytes. The scan rules out most
+// patterns without reading them: the first 8 bytes of each pattern's
+// literal prefix are kept as one integer, in an array of their own, and
+// compared with the path's in one operation; a pattern with '*' also
+// keeps a 64-bit set of the bytes it needs, compared with the path's. A
+// 300-rule file costs a few hundred nanoseconds per path. [Group.Match]
+// gives the same answer with the rule that decided it, its line and its
+// group, for people.
 //
 // Semantics, following RFC 9309 and, where the RFC leaves room, Google's
 // reference parser (github.com/google/robotstxt):
@@ -41,6 +50,10 @@
 //   - For unavailable robots.txt files RFC 9309 section 2.3.1 applies: use
 //     [AllowAll] for 4xx responses and [DisallowAll] for 5xx responses and
 //     unreachable servers.
+//
+// Page-level signals ([Directives]) only add restrictions: the meta tags
+// and headers of a response are merged by union, so the most restrictive
+// reading wins; see docs/robots.md for what the crawler does with them.
 //
 // A [Robots] and the [Group] values it returns are immutable after [Parse]
 // and safe for concurrent use. Group is cheap when one group (or only the

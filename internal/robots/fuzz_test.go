@@ -1,6 +1,7 @@
 package robots
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -20,6 +21,12 @@ func FuzzParseAllowed(f *testing.F) {
 		// Normalizing the path first changes nothing: it is idempotent.
 		if n := string(appendNormalized(nil, path)); (path == "" || path[0] == '/') && g.Allowed(n) != got {
 			t.Fatalf("Allowed(%q) = %v but Allowed(%q) = %v", path, got, n, !got)
+		}
+		// Match explains Allowed with a rule that matches the path.
+		if r, ok := g.Match(path); got != (!ok || r.Allow) {
+			t.Fatalf("Allowed(%q) = %v, but Match = %+v, %v", path, got, r, ok)
+		} else if ok && (r.Line < 1 || r.Line > bytes.Count(body, []byte("\n"))+bytes.Count(body, []byte("\r"))+1) {
+			t.Fatalf("Match(%q) = %+v: line out of range", path, r)
 		}
 		if !g.Allowed("/robots.txt") {
 			t.Fatalf("/robots.txt disallowed")

@@ -17,6 +17,7 @@ type parser struct {
 	groups   []group
 	inRules  bool // a rule followed the last user-agent line
 	sitemaps []string
+	lineNo   int // of the line being parsed, from 1
 }
 
 func (p *parser) parse(body []byte) {
@@ -47,6 +48,7 @@ func (p *parser) parse(body []byte) {
 		if len(line) > maxLineLen {
 			line = line[:maxLineLen]
 		}
+		p.lineNo++
 		p.line(line)
 	}
 }
@@ -153,14 +155,18 @@ func (p *parser) rule(allow bool, val []byte) {
 	if len(pattern) == 0 {
 		return // matches nothing
 	}
-	g.rules = append(g.rules, compile(allow, pattern))
+	r := compile(allow, pattern)
+	r.line = int32(p.lineNo)
+	g.rules = append(g.rules, r)
 	if !allow {
 		return
 	}
 	// Google: allowing /dir/index.html (or .htm) allows /dir/ itself.
 	if i := bytes.LastIndexByte(pattern, '/'); i >= 0 && bytes.HasPrefix(pattern[i:], []byte("/index.htm")) {
 		dir := append(pattern[:i+1:i+1], '$')
-		g.rules = append(g.rules, compile(true, dir))
+		r := compile(true, dir)
+		r.line = int32(p.lineNo)
+		g.rules = append(g.rules, r)
 	}
 }
 

@@ -76,7 +76,7 @@ func AllowAll() *Robots {
 // what RFC 9309 section 2.3.1.4 prescribes when robots.txt is unreachable
 // (HTTP 5xx, network errors).
 func DisallowAll() *Robots {
-	return &Robots{star: &Group{rules: []rule{compile(false, []byte("/"))}}}
+	return &Robots{star: merge([]*group{{rules: []rule{compile(false, []byte("/"))}}})}
 }
 
 // Group returns the rules that apply to the crawler with product token
@@ -144,22 +144,34 @@ func isTokenChar(c byte) bool {
 // Group is the set of rules that applies to one crawler. A nil *Group
 // allows everything. A Group is immutable and safe for concurrent use.
 type Group struct {
-	rules    []rule // longest pattern first, Allow before Disallow on ties
+	rules    []rule     // longest pattern first, Allow before Disallow on ties
+	heads    []ruleHead // heads[i] is the head of rules[i]
 	delay    time.Duration
 	hasDelay bool
+	sources  []source // the groups of the file merged here, for Match
+}
+
+// source names a group of the file, for the Rule values of Match.
+type source struct {
+	agents []string // shared with the group: never modified
+	global bool
 }
 
 // merge compiles the rules of gs into one Group. The order of rules of
 // equal length and kind does not matter, so the sort need not be stable.
 func merge(gs []*group) *Group {
-	m := &Group{}
+	m := &Group{sources: make([]source, len(gs))}
 	n := 0
 	for _, g := range gs {
 		n += len(g.rules)
 	}
 	m.rules = make([]rule, 0, n)
-	for _, g := range gs {
-		m.rules = append(m.rules, g.rules...)
+	for i, g := range gs {
+		m.sources[i] = source{agents: g.agents, global: g.global}
+		for _, r := range g.rules {
+			r.src = int32(i)
+			m.rules = append(m.rules, r)
+		}
 		if g.hasDelay && (!m.hasDelay || g.delay > m.delay) {
 			m.delay, m.hasDelay = g.delay, true
 		}
@@ -177,6 +189,10 @@ func merge(gs []*group) *Group {
 			return 1
 		}
 	})
+	m.heads = make([]ruleHead, len(m.rules))
+	for i := range m.rules {
+		m.heads[i] = headOf(&m.rules[i])
+	}
 	return m
 }
 
@@ -185,8 +201,15 @@ func merge(gs []*group) *Group {
 // fragment: url.URL.RequestURI). An empty path means "/". "/robots.txt" is
 // always allowed.
 func (g *Group) Allowed(path string) bool {
+	i := g.decide(path)
+	return i < 0 || g.rules[i].allow
+}
+
+// decide returns the index of the rule that decides path, or -1 when
+// none does (path is then allowed).
+func (g *Group) decide(path string) int {
 	if g == nil || len(g.rules) == 0 {
-		return true
+		return -1
 	}
 	var arr [512]byte
 	p := arr[:0]
@@ -195,14 +218,28 @@ func (g *Group) Allowed(path string) bool {
 	}
 	p = appendNormalized(p, path)
 	if string(p) == "/robots.txt" {
-		return true
+		return -1
 	}
-	for i := range g.rules {
-		if g.rules[i].match(p) {
-			return g.rules[i].allow
+	h := head(p)
+	var set uint64 // byteSet(p), computed at the first rule with '*'
+	for i, rh := range g.heads {
+		if h&rh.mask != rh.head {
+			continue
+		}
+		r := &g.rules[i]
+		if r.need != 0 {
+			if set == 0 {
+				set = byteSet(p)
+			}
+			if set&r.need != r.need {
+				continue
+			}
+		}
+		if r.match(p) {
+			return i
 		}
 	}
-	return true
+	return -1
 }
 
 // CrawlDelay returns the Crawl-delay of the group, if it has a valid one.
