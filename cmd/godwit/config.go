@@ -52,6 +52,10 @@ type crawlSettings struct {
 	Exclude scopeSettings `yaml:"exclude"`
 	Traps   trapSettings  `yaml:"traps"`
 
+	// Sitemaps and page-level robots signals.
+	Sitemaps sitemapSettings `yaml:"sitemaps"`
+	Pages    pageSettings    `yaml:"pages"`
+
 	// proxyEnv is the proxy environment (HTTP_PROXY, HTTPS_PROXY,
 	// NO_PROXY), used when Proxy is empty. Only the crawl command fills it.
 	proxyEnv fetch.ProxyEnv
@@ -280,6 +284,8 @@ func (u urlSettings) options() urlnorm.Options {
 // applyURLSettings copies the URL, scope and trap settings into the core's
 // configuration, which checks them (crawl.Config.Validate).
 func (s crawlSettings) applyURLSettings(c *crawl.Config) {
+	c.Sitemaps = crawl.Sitemaps{Off: s.Sitemaps.Off, Guess: s.Sitemaps.Guess, MaxNesting: s.Sitemaps.MaxNesting}
+	c.Pages = crawl.PageSignals{FollowNofollowLinks: s.Pages.FollowNofollowLinks, ArchiveNoArchive: s.Pages.ArchiveNoArchive}
 	c.URL = s.URL.options()
 	c.Include = crawl.ScopeRules{Prefixes: s.Include.Prefixes, Patterns: s.Include.Patterns}
 	c.Exclude = crawl.ScopeRules{Prefixes: s.Exclude.Prefixes, Patterns: s.Exclude.Patterns}
@@ -293,4 +299,17 @@ func (s crawlSettings) applyURLSettings(c *crawl.Config) {
 		HostPages:        t.HostPages,
 		Anomaly:          crawl.AnomalyThrottle{MinURLs: t.Anomaly.MinURLs, Ratio: t.Anomaly.Ratio, Pages: t.Anomaly.Pages},
 	}
+}
+
+// sitemapSettings is how sitemaps are used (crawl.Sitemaps).
+type sitemapSettings struct {
+	Off        bool `yaml:"off"`         // ignore robots.txt Sitemap: lines
+	Guess      bool `yaml:"guess"`       // also try /sitemap.xml where robots.txt lists none
+	MaxNesting int  `yaml:"max_nesting"` // sitemap index levels; default 3
+}
+
+// pageSettings are the page-level robots signal options (crawl.PageSignals).
+type pageSettings struct {
+	FollowNofollowLinks bool `yaml:"follow_nofollow_links"` // follow rel=nofollow links
+	ArchiveNoArchive    bool `yaml:"archive_noarchive"`     // keep the body of noarchive pages
 }
