@@ -50,7 +50,7 @@ func testSettings(t *testing.T, proxyAddr string) crawlSettings {
 	s.Proxy = "http://" + proxyAddr
 	s.Delay = 20 * time.Millisecond
 	s.Workers = 16
-	s.Timeout = time.Second
+	s.Timeout = 3 * time.Second // generous: a timed-out page that the server did answer would be refetched, a duplicate from its side
 	s.Robots.Retries = 2
 	s.Robots.Backoff = 100 * time.Millisecond
 	s.Robots.BackoffMax = time.Second

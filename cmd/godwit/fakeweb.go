@@ -34,6 +34,8 @@ func (f *fakewebFlags) register(fs *pflag.FlagSet, d fakeweb.Config) {
 	fs.DurationVar(&f.cfg.CrawlDelay, "crawl-delay", d.CrawlDelay, "Crawl-delay advertised by crawl-delay hosts")
 	fs.DurationVar(&f.cfg.Latency, "latency", d.Latency, "added latency per response")
 	fs.Int64Var(&f.cfg.Seed, "seed", d.Seed, "PRNG seed: the same seed gives the same web")
+	fs.BoolVar(&f.cfg.Sitemaps, "sitemaps", d.Sitemaps, "robots.txt lists a sitemap index (one gzip child) that also lists pages nothing links to")
+	fs.BoolVar(&f.cfg.PageSignals, "page-signals", d.PageSignals, "some pages carry meta robots, X-Robots-Tag and rel=nofollow; some pages are reachable only through nofollow")
 	fs.StringVar(&f.robots, "robots", robotsNames(d.Robots),
 		"comma-separated robots.txt variants, cycled over the hosts: "+robotsNames(allRobotsKinds()))
 }
@@ -50,12 +52,7 @@ func (f *fakewebFlags) config() (fakeweb.Config, error) {
 	return cfg, cfg.Validate()
 }
 
-func allRobotsKinds() []fakeweb.RobotsKind {
-	return []fakeweb.RobotsKind{
-		fakeweb.RobotsAllow, fakeweb.RobotsDisallow, fakeweb.RobotsCrawlDelay,
-		fakeweb.RobotsNotFound, fakeweb.RobotsServerError, fakeweb.RobotsHang,
-	}
-}
+func allRobotsKinds() []fakeweb.RobotsKind { return fakeweb.RobotsKinds() }
 
 func robotsNames(kinds []fakeweb.RobotsKind) string {
 	names := make([]string, len(kinds))

@@ -28,12 +28,23 @@ const (
 	resSearch   // "/search?anything"
 	resHidden   // "/hidden/..."
 	resBaseMiss // "/N"
+	// Resources of the robots.txt, sitemap and page-signal features.
+	resRobotsReal // "/robots-real.txt", where a RobotsRedirect robots.txt points
+	resSitemap    // sitemapPaths[n], with Config.Sitemaps
+	resOrphan     // "/orphan/N", only listed in sitemaps
+	resNofollow   // "/nofollow/N", only linked through nofollow
+	resFollow     // "/follow/N", only linked from pages whose signals godwit must ignore
+	resWild       // wildPaths[n], on RobotsWildcard hosts
 )
 
 type resource struct {
 	kind resourceKind
 	n    int
 }
+
+// robots reports whether the resource is a robots.txt file, which the
+// judge holds to no rule but politeness.
+func (r resource) robots() bool { return r.kind == resRobots || r.kind == resRobotsReal }
 
 const (
 	robotsPath    = "/robots.txt"
@@ -133,10 +144,50 @@ func (w *Web) resolve(host int, clean string) resource {
 			return resource{kind: resPrivate, n: n}
 		}
 	}
+	if r, ok := w.resolveFeature(host, clean); ok {
+		return r
+	}
 	if r, ok := w.resolveTrap(host, clean); ok {
 		return r
 	}
 	return resource{kind: resNotFound}
+}
+
+// resolveFeature names the resources that exist only with a robots.txt
+// kind or a feature of Config.
+func (w *Web) resolveFeature(host int, clean string) (resource, bool) {
+	kind := w.kind(host)
+	if clean == robotsRealPath && kind == RobotsRedirect {
+		return resource{kind: resRobotsReal}, true
+	}
+	if w.cfg.Sitemaps {
+		for n, p := range sitemapPaths {
+			if clean == p {
+				return resource{kind: resSitemap, n: n}, true
+			}
+		}
+		if s, ok := strings.CutPrefix(clean, orphanPrefix); ok && w.hasSitemaps(host) {
+			if n, ok := parseIndex(s); ok && n < w.cfg.orphans() {
+				return resource{kind: resOrphan, n: n}, true
+			}
+		}
+	}
+	if s, ok := strings.CutPrefix(clean, nofollowPrefix); ok && w.cfg.PageSignals {
+		if n, ok := parseIndex(s); ok && n < numNofollowPages {
+			return resource{kind: resNofollow, n: n}, true
+		}
+	}
+	if s, ok := strings.CutPrefix(clean, followPrefix); ok && w.cfg.PageSignals {
+		if n, ok := parseIndex(s); ok && n < numFollowPages {
+			return resource{kind: resFollow, n: n}, true
+		}
+	}
+	if kind == RobotsWildcard {
+		if n, ok := wildIndex(clean); ok {
+			return resource{kind: resWild, n: n}, true
+		}
+	}
+	return resource{}, false
 }
 
 // clean is cleanPath, after removing ";jsessionid=..." path parameters
@@ -188,18 +239,35 @@ func (w *Web) hostName(i int) string {
 	return "h" + strconv.Itoa(i) + w.dotDomain
 }
 
-// pathOf is the canonical path of a link target.
-func pathOf(t target) string {
+// appendPath appends the canonical path of a link target to dst.
+func appendPath(dst []byte, t target) []byte {
+	var prefix string
 	switch t.kind {
 	case resRedirect:
-		return redirPrefix + strconv.Itoa(t.n)
+		prefix = redirPrefix
 	case resPrivate:
-		return privatePrefix + strconv.Itoa(t.n)
+		prefix = privatePrefix
+	case resOrphan:
+		prefix = orphanPrefix
+	case resNofollow:
+		prefix = nofollowPrefix
+	case resFollow:
+		prefix = followPrefix
+	case resWild:
+		return append(dst, wildPaths[t.n]...)
+	default:
+		if t.n == 0 {
+			return append(dst, '/')
+		}
+		prefix = pagePrefix
 	}
-	if t.n == 0 {
-		return "/"
-	}
-	return pagePrefix + strconv.Itoa(t.n)
+	return strconv.AppendInt(append(dst, prefix...), int64(t.n), 10)
+}
+
+// pathOf is the canonical path of a link target.
+func pathOf(t target) string {
+	var b [32]byte
+	return string(appendPath(b[:0], t))
 }
 
 // Identity returns the resource rawURL names, as the judge tells URLs

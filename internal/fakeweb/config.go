@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +30,24 @@ const (
 	// RobotsHang never answers; the request waits until the client gives
 	// up or the web stops, and the connection is then dropped.
 	RobotsHang
+	// RobotsWildcard answers 200 with Allow and Disallow patterns using
+	// "*" and "$" (RFC 9309 section 2.2.3), and the host has pages under
+	// /w/ on both sides of each pattern, linked from its home page: see
+	// WildcardPaths.
+	RobotsWildcard
+	// RobotsAgentGroup answers 200 with a "*" group that disallows /p/ and
+	// two groups naming godwit (spelled "GodWit" and "godwit", one shared
+	// with another agent) that RFC 9309 merges: godwit may fetch /p/ but
+	// not /private/, which the "*" group allows.
+	RobotsAgentGroup
+	// RobotsRedirect answers 301 to /robots-real.txt on the same host,
+	// which answers 200 with the rules of RobotsDisallow.
+	RobotsRedirect
+	// RobotsFlaky answers 503 to the first Config.FlakyRobotsFailures
+	// requests for /robots.txt (counted per host since New or Reset), then
+	// 200 with the rules of RobotsDisallow. Once it has answered 200 the
+	// host is crawlable: its pages are in the ground truth.
+	RobotsFlaky
 )
 
 // robotsKindNames is indexed by RobotsKind; the names are what String,
@@ -40,6 +59,21 @@ var robotsKindNames = [...]string{
 	RobotsNotFound:    "not-found",
 	RobotsServerError: "server-error",
 	RobotsHang:        "hang",
+	RobotsWildcard:    "wildcard",
+	RobotsAgentGroup:  "agent-group",
+	RobotsRedirect:    "redirect",
+	RobotsFlaky:       "flaky",
+}
+
+const numRobotsKinds = len(robotsKindNames)
+
+// RobotsKinds returns every robots.txt kind, in the order of their values.
+func RobotsKinds() []RobotsKind {
+	kinds := make([]RobotsKind, len(robotsKindNames))
+	for i := range kinds {
+		kinds[i] = RobotsKind(i)
+	}
+	return kinds
 }
 
 func (k RobotsKind) String() string {
@@ -50,7 +84,8 @@ func (k RobotsKind) String() string {
 }
 
 // ParseRobotsKind returns the kind named s ("allow", "disallow",
-// "crawl-delay", "not-found", "server-error", "hang"), ignoring case.
+// "crawl-delay", "not-found", "server-error", "hang", "wildcard",
+// "agent-group", "redirect", "flaky"), ignoring case.
 func ParseRobotsKind(s string) (RobotsKind, error) {
 	for k, name := range robotsKindNames {
 		if strings.EqualFold(s, name) {
@@ -85,9 +120,20 @@ func (k RobotsKind) valid() bool { return k >= 0 && int(k) < len(robotsKindNames
 // "disallow all".
 func (k RobotsKind) available() bool { return k != RobotsServerError && k != RobotsHang }
 
-// hasPrivate reports whether the host's robots.txt disallows /private/,
-// which is also when /private/N pages exist and are linked to.
-func (k RobotsKind) hasPrivate() bool { return k == RobotsDisallow || k == RobotsCrawlDelay }
+// hasPrivate reports whether the host's robots.txt disallows /private/
+// for godwit, which is also when /private/N pages exist and are linked to.
+func (k RobotsKind) hasPrivate() bool {
+	switch k {
+	case RobotsDisallow, RobotsCrawlDelay, RobotsWildcard, RobotsAgentGroup, RobotsRedirect, RobotsFlaky:
+		return true
+	}
+	return false
+}
+
+// hasRules reports whether a host of this kind eventually answers a
+// robots.txt (or its redirect target) with 200 and a file of rules, the
+// hosts whose robots.txt can name sitemaps.
+func (k RobotsKind) hasRules() bool { return k == RobotsAllow || k.hasPrivate() }
 
 // Limits. The product bound keeps the ground-truth arrays of Report (a few
 // bytes per page) and the PRNG stream numbering (see streamID) in range.
@@ -97,6 +143,8 @@ const (
 	maxPages        = 1 << 26
 	maxLinksPerPage = 1000
 	maxPageSize     = 16 << 20
+	maxOrphanPages  = 10000
+	maxFlaky        = 1000
 )
 
 // Config describes a simulated web. It is plain data: the zero value is a
@@ -137,6 +185,22 @@ type Config struct {
 	Seed int64
 	// Traps enables spider traps; all are off by default (see Traps).
 	Traps Traps
+	// FlakyRobotsFailures is how many requests for /robots.txt a
+	// RobotsFlaky host answers 503 before it answers 200. Zero means 2.
+	FlakyRobotsFailures int
+	// Sitemaps makes every host whose robots.txt answers 200 name a
+	// sitemap index in it (see the package documentation, "Sitemaps").
+	Sitemaps bool
+	// OrphanPages is the number of pages /orphan/0.. per host that only
+	// the host's sitemaps list: no page links to them. It matters only
+	// with Sitemaps. Zero means 5; a negative value means none.
+	OrphanPages int
+	// PageSignals adds page-level robots signals: robots meta tags,
+	// X-Robots-Tag headers and rel="nofollow" links, pages /nofollow/N
+	// linked only through nofollow, and pages /follow/N linked only from
+	// pages whose signals do not apply to godwit (see the package
+	// documentation).
+	PageSignals bool
 }
 
 // Default fills zero fields with the defaults documented on each field.
@@ -165,6 +229,12 @@ func (c *Config) Default() {
 	if c.CrawlDelay == 0 {
 		c.CrawlDelay = time.Second
 	}
+	if c.FlakyRobotsFailures == 0 {
+		c.FlakyRobotsFailures = 2
+	}
+	if c.OrphanPages == 0 {
+		c.OrphanPages = 5
+	}
 }
 
 // Validate reports every setting that cannot work. It expects Default to
@@ -180,10 +250,16 @@ func (c Config) Validate() error {
 	if err := checkDomain(c.Domain); err != nil {
 		errs = append(errs, err)
 	}
+	if c.OrphanPages > maxOrphanPages {
+		bad("orphan pages %d exceeds %d", c.OrphanPages, maxOrphanPages)
+	}
 	if c.PagesPerHost < 1 || c.PagesPerHost > maxPagesPerHost {
 		bad("pages per host %d is outside 1..%d", c.PagesPerHost, maxPagesPerHost)
 	} else if c.Hosts >= 1 && c.Hosts <= maxHosts && c.Hosts*c.PagesPerHost > maxPages {
 		bad("%d hosts × %d pages exceeds %d pages in all", c.Hosts, c.PagesPerHost, maxPages)
+	} else if c.Hosts >= 1 && c.Hosts <= maxHosts && c.OrphanPages <= maxOrphanPages && c.Hosts*(c.PagesPerHost+c.extraPages()) > maxPages {
+		bad("%d hosts × (%d pages + %d orphan, signal and wildcard pages) exceeds %d pages in all",
+			c.Hosts, c.PagesPerHost, c.extraPages(), maxPages)
 	}
 	if c.LinksPerPage < 2 || c.LinksPerPage > maxLinksPerPage {
 		bad("links per page %d is outside 2..%d", c.LinksPerPage, maxLinksPerPage)
@@ -213,8 +289,41 @@ func (c Config) Validate() error {
 	if c.Latency < 0 {
 		bad("latency %v is negative", c.Latency)
 	}
+	if c.FlakyRobotsFailures < 1 || c.FlakyRobotsFailures > maxFlaky {
+		bad("flaky robots failures %d is outside 1..%d", c.FlakyRobotsFailures, maxFlaky)
+	}
 	return errors.Join(errs...)
 }
+
+// orphans is the number of orphan pages per host: none without Sitemaps.
+func (c Config) orphans() int {
+	if !c.Sitemaps {
+		return 0
+	}
+	return max(c.OrphanPages, 0)
+}
+
+// signalPages is the number of /nofollow/N and /follow/N pages per host.
+func (c Config) signalPages() int {
+	if !c.PageSignals {
+		return 0
+	}
+	return numNofollowPages + numFollowPages
+}
+
+// wildPages is the number of /w/ pages per host: WildcardPaths on every
+// host if any host is RobotsWildcard (the ground truth indexes hosts
+// alike), none otherwise.
+func (c Config) wildPages() int {
+	if slices.Contains(c.Robots, RobotsWildcard) {
+		return len(wildPaths)
+	}
+	return 0
+}
+
+// extraPages is the number of pages per host beyond PagesPerHost that
+// the ground truth can hold.
+func (c Config) extraPages() int { return c.orphans() + c.signalPages() + c.wildPages() }
 
 // share maps the "negative means none" convention onto a probability.
 func share(v float64) float64 { return max(v, 0) }

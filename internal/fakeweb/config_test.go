@@ -16,7 +16,8 @@ func TestDefault(t *testing.T) {
 	if c.Hosts != want.Hosts || c.Domain != want.Domain || c.PagesPerHost != want.PagesPerHost ||
 		c.LinksPerPage != want.LinksPerPage || c.PageSize != want.PageSize ||
 		c.CrossHostShare != want.CrossHostShare || c.RedirectShare != want.RedirectShare ||
-		c.CrawlDelay != want.CrawlDelay || c.Latency != 0 || c.Seed != 0 || c.Robots != nil {
+		c.CrawlDelay != want.CrawlDelay || c.Latency != 0 || c.Seed != 0 || c.Robots != nil ||
+		c.FlakyRobotsFailures != 2 || c.OrphanPages != 5 || c.Sitemaps || c.PageSignals {
 		t.Errorf("Default() = %+v, want %+v", c, want)
 	}
 	if err := c.Validate(); err != nil {
@@ -48,6 +49,15 @@ func TestValidate(t *testing.T) {
 		{"bad robots kind", func(c *Config) { c.Robots = []RobotsKind{RobotsAllow, 42} }, "robots[1]"},
 		{"sub-millisecond crawl delay", func(c *Config) { c.CrawlDelay = 1500 * time.Microsecond }, "crawl delay"},
 		{"negative latency", func(c *Config) { c.Latency = -time.Second }, "latency"},
+		{"no orphans", func(c *Config) { c.Sitemaps, c.OrphanPages = true, -1 }, ""},
+		{"too many orphans", func(c *Config) { c.OrphanPages = maxOrphanPages + 1 }, "orphan pages"},
+		{"orphans overflow the web", func(c *Config) {
+			c.Hosts, c.PagesPerHost, c.Sitemaps, c.OrphanPages = 1<<16, 1<<10, true, 1000
+		}, "orphan, signal and wildcard"},
+		{"orphans fit without sitemaps", func(c *Config) { c.Hosts, c.PagesPerHost, c.OrphanPages = 1<<16, 1<<10, 1000 }, ""},
+		{"negative flaky failures", func(c *Config) { c.FlakyRobotsFailures = -1 }, "flaky"},
+		{"too many flaky failures", func(c *Config) { c.FlakyRobotsFailures = maxFlaky + 1 }, "flaky"},
+		{"every kind", func(c *Config) { c.Robots = RobotsKinds() }, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,7 +91,11 @@ func TestNewAppliesDefaultsAndValidates(t *testing.T) {
 }
 
 func TestRobotsKindText(t *testing.T) {
-	for k := RobotsAllow; k <= RobotsHang; k++ {
+	kinds := RobotsKinds()
+	if len(kinds) != 10 || kinds[0] != RobotsAllow || kinds[len(kinds)-1] != RobotsFlaky {
+		t.Errorf("RobotsKinds() = %v", kinds)
+	}
+	for _, k := range kinds {
 		b, err := k.MarshalText()
 		if err != nil {
 			t.Fatalf("%v.MarshalText() = %v", k, err)
@@ -96,6 +110,11 @@ func TestRobotsKindText(t *testing.T) {
 	}
 	if _, err := ParseRobotsKind("sometimes"); err == nil || !strings.HasPrefix(err.Error(), "fakeweb: ") {
 		t.Errorf(`ParseRobotsKind("sometimes") = %v, want a "fakeweb: " error`, err)
+	}
+	for name, want := range map[string]RobotsKind{"wildcard": RobotsWildcard, "agent-group": RobotsAgentGroup, "redirect": RobotsRedirect, "flaky": RobotsFlaky} {
+		if got, err := ParseRobotsKind(name); got != want || err != nil {
+			t.Errorf("ParseRobotsKind(%q) = %v, %v, want %v", name, got, err, want)
+		}
 	}
 	if got := RobotsKind(99).String(); got != "RobotsKind(99)" {
 		t.Errorf("RobotsKind(99).String() = %q", got)

@@ -75,7 +75,12 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	case r.Method != http.MethodGet && r.Method != http.MethodHead:
 		resp = plain(http.StatusMethodNotAllowed)
 	default:
-		resp = w.respond(host, w.resolve(host, w.clean(reqPath)), w.reqInfo(reqPath, r.URL.RawQuery))
+		res := w.resolve(host, w.clean(reqPath))
+		if res.kind == resRobots && w.kind(host) == RobotsFlaky && w.flaky.fail(host, w.cfg.FlakyRobotsFailures) {
+			resp = plain(http.StatusServiceUnavailable)
+			break
+		}
+		resp = w.respond(host, res, w.reqInfo(reqPath, r.URL.RawQuery))
 	}
 	if resp.hang || w.cfg.Latency > 0 {
 		if !w.wait(r.Context(), resp.hang) {
@@ -113,6 +118,9 @@ func (resp response) write(rw http.ResponseWriter, head bool) {
 	h.Set("Content-Length", strconv.Itoa(len(resp.body)))
 	if resp.location != "" {
 		h.Set("Location", resp.location)
+	}
+	if resp.robotsTag != "" {
+		h.Set("X-Robots-Tag", resp.robotsTag)
 	}
 	if resp.status == http.StatusMethodNotAllowed {
 		h.Set("Allow", "GET, HEAD")

@@ -135,8 +135,8 @@ func TestConnectRefused(t *testing.T) {
 
 func TestRobotsKinds(t *testing.T) {
 	tw := startWeb(t, fakeweb.Config{
-		Hosts:      6,
-		Robots:     []fakeweb.RobotsKind{fakeweb.RobotsAllow, fakeweb.RobotsDisallow, fakeweb.RobotsCrawlDelay, fakeweb.RobotsNotFound, fakeweb.RobotsServerError, fakeweb.RobotsHang},
+		Hosts:      10,
+		Robots:     fakeweb.RobotsKinds(),
 		CrawlDelay: 1500 * time.Millisecond,
 	})
 	tests := []struct {
@@ -150,6 +150,13 @@ func TestRobotsKinds(t *testing.T) {
 		{"h3", 404, ""},
 		{"h4", 500, ""},
 		{"h5", 0, ""},
+		{"h6", 200, "# \"*\" matches any run of characters, \"$\" anchors the end (RFC 9309).\nUser-agent: *\nDisallow: /private/\n" +
+			"Disallow: /*.pdf$\nAllow: /w/open/*.pdf$\nDisallow: /w/*/draft\nAllow: /w/*/draft/public\nDisallow: /w/1\nAllow: /w/1$\n" +
+			"Disallow: /w/tie\nAllow: /w/tie\n\nUser-agent: otherbot\nDisallow: /\n"},
+		{"h7", 200, "User-agent: *\nDisallow: /p/\n\nUser-agent: examplebot\nUser-agent: GodWit\nAllow: /p/\n\n" +
+			"User-agent: otherbot\nDisallow: /\n\nuser-agent: godwit\nDisallow: /private/\n"},
+		{"h8", 301, ""},
+		{"h9", 503, ""},
 	}
 	for i, tt := range tests {
 		t.Run(tt.host, func(t *testing.T) {

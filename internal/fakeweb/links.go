@@ -12,7 +12,7 @@ import (
 // target is where a link points.
 type target struct {
 	host int
-	kind resourceKind // resPage, resRedirect or resPrivate
+	kind resourceKind // resPage, resRedirect, resPrivate, resOrphan, resNofollow, resFollow or resWild
 	n    int
 }
 
@@ -50,7 +50,13 @@ type link struct {
 	form     form
 	fragment bool // "#top"
 	tracking bool // "?utm_source=news&utm_medium=email"
+	nofollow bool // rel="nofollow" (Config.PageSignals)
 }
+
+// plainQuery reports whether links to t must carry no query: whether a
+// /w/ path may be fetched can depend on it (RFC 9309 matches the query
+// too), and the ground truth judges the path alone.
+func (t target) plainQuery() bool { return t.kind == resWild }
 
 const (
 	// privateShare is the share of random links to /private/N on hosts
@@ -71,6 +77,8 @@ const (
 	streamTraps
 	streamPrivateTraps
 	streamBase
+	streamSignals
+	streamSitemap
 )
 
 // streamID packs a triple into a PCG seed half; the limits in config.go
@@ -115,8 +123,25 @@ func (w *Web) appendLinks(dst []link, src *rand.PCG, r *rand.Rand, host, n int, 
 			dst = append(dst, w.decorate(r, host, target{host: host, kind: resPrivate}, false))
 		}
 	}
+	random := len(dst)
 	for i := tree; i < w.cfg.LinksPerPage; i++ {
 		dst = append(dst, w.decorate(r, host, w.randomTarget(r, host), true))
+	}
+	if private {
+		return dst
+	}
+	end := len(dst)
+	// Links of the newer features come last, drawn after all the others,
+	// so that a web without them is what it was before they existed.
+	if n == 0 && w.kind(host) == RobotsWildcard {
+		for i := range wildPaths {
+			l := w.decorate(r, host, target{host: host, kind: resWild, n: i}, false)
+			l.tracking = false
+			dst = append(dst, l)
+		}
+	}
+	if w.cfg.PageSignals {
+		dst = w.appendSignalLinks(dst, random, end, r, host, n)
 	}
 	return dst
 }
@@ -264,6 +289,9 @@ func (w *Web) trapDecor(host, n int, private bool, sid string, links []link) []d
 		variant := r.IntN(len(ampVariants))
 		if t.UpperCaseAttrs {
 			d[i].upper = upper
+		}
+		if l.to.plainQuery() {
+			continue
 		}
 		if t.EscapedQueries && escaped {
 			d[i].escaped = 1 + variant

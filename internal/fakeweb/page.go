@@ -5,11 +5,14 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 const (
 	htmlType  = "text/html; charset=utf-8"
 	plainType = "text/plain; charset=utf-8"
+	xmlType   = "application/xml"
+	pdfType   = "application/pdf"
 )
 
 // response is a complete answer, computed before anything is written so
@@ -19,10 +22,9 @@ type response struct {
 	contentType string
 	location    string
 	body        []byte
-	hang        bool // never answer
+	robotsTag   string // an X-Robots-Tag header if set
+	hang        bool   // never answer
 }
-
-var robotsAllowBody = []byte("User-agent: *\nAllow: /\n")
 
 // respond computes the answer for a resource of host, requested with q.
 func (w *Web) respond(host int, res resource, q reqInfo) response {
@@ -30,7 +32,8 @@ func (w *Web) respond(host int, res resource, q reqInfo) response {
 	case resRobots:
 		return w.robots(host)
 	case resPage:
-		return response{status: http.StatusOK, contentType: htmlType, body: w.render(host, res.n, false, q.sid)}
+		return response{status: http.StatusOK, contentType: htmlType, body: w.render(host, res.n, false, q.sid),
+			robotsTag: signalSpecs[w.pageSignal(host, res.n)].header}
 	case resPrivate:
 		return response{status: http.StatusOK, contentType: htmlType, body: w.render(host, res.n, true, q.sid)}
 	case resCalendar, resLoop, resHidden:
@@ -41,27 +44,73 @@ func (w *Web) respond(host int, res resource, q reqInfo) response {
 		}
 		return w.trapPage(host, res, q.rawQuery)
 	case resRedirect:
-		loc := "http://" + w.hostName(host) + pathOf(target{kind: resPage, n: res.n})
-		body := "<!DOCTYPE html>\n<title>Moved Permanently</title>\n<a href=\"" + loc + "\">Moved Permanently</a>\n"
-		return response{status: http.StatusMovedPermanently, contentType: htmlType, location: loc, body: []byte(body)}
+		return w.redirect(host, pathOf(target{kind: resPage, n: res.n}))
+	case resRobotsReal:
+		return w.robotsFile(host)
+	case resSitemap:
+		return w.sitemap(host, res.n)
+	case resOrphan:
+		return w.orphanPage(host, res.n)
+	case resNofollow:
+		return w.nofollowPage(host, res.n)
+	case resFollow:
+		return w.followPage(host, res.n)
+	case resWild:
+		return w.wildPage(host, res.n)
 	}
 	return plain(http.StatusNotFound)
 }
 
+// redirect answers 301 to path on the same host.
+func (w *Web) redirect(host int, path string) response {
+	loc := "http://" + w.hostName(host) + path
+	body := "<!DOCTYPE html>\n<title>Moved Permanently</title>\n<a href=\"" + loc + "\">Moved Permanently</a>\n"
+	return response{status: http.StatusMovedPermanently, contentType: htmlType, location: loc, body: []byte(body)}
+}
+
+// robots answers /robots.txt on host as its kind says; RobotsFlaky's
+// failures are the handler's business (see serveHTTP), so this is its
+// answer once it has recovered.
 func (w *Web) robots(host int) response {
 	switch w.kind(host) {
-	case RobotsDisallow:
-		return response{status: http.StatusOK, contentType: plainType, body: w.robotsDisallow}
-	case RobotsCrawlDelay:
-		return response{status: http.StatusOK, contentType: plainType, body: w.robotsCrawlDelay}
 	case RobotsNotFound:
 		return plain(http.StatusNotFound)
 	case RobotsServerError:
 		return plain(http.StatusInternalServerError)
 	case RobotsHang:
 		return response{hang: true}
+	case RobotsRedirect:
+		return w.redirect(host, robotsRealPath)
 	}
-	return response{status: http.StatusOK, contentType: plainType, body: robotsAllowBody}
+	return w.robotsFile(host)
+}
+
+// robotsFile answers the robots.txt file of host with 200: the file of
+// its kind, naming the host's sitemap index with Config.Sitemaps.
+func (w *Web) robotsFile(host int) response {
+	body := w.robotsBodies[w.kind(host)]
+	if w.hasSitemaps(host) {
+		body = append(bytes.Clone(body), w.sitemapLine(host)...)
+	}
+	return response{status: http.StatusOK, contentType: plainType, body: body}
+}
+
+// leafPage is a small page that links only to its host's home page.
+func leafPage(hostName, title, body string) response {
+	page := "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + title + " - " + hostName +
+		"</title>\n</head>\n<body>\n<h1>" + title + "</h1>\n" + body + "<p><a href=\"/\">Home</a></p>\n</body>\n</html>\n"
+	return response{status: http.StatusOK, contentType: htmlType, body: []byte(page)}
+}
+
+// wildPage renders wildPaths[n]: a tiny PDF for the ".pdf" paths, which a
+// crawler must not parse for links, else a leaf page.
+func (w *Web) wildPage(host, n int) response {
+	p := wildPaths[n]
+	if strings.HasSuffix(p, ".pdf") {
+		body := "%PDF-1.4\n% fakeweb: " + w.hostName(host) + p + "\n%%EOF\n"
+		return response{status: http.StatusOK, contentType: pdfType, body: []byte(body)}
+	}
+	return leafPage(w.hostName(host), "Pattern test "+p, "<p>A page on one side of a robots.txt pattern.</p>\n")
 }
 
 // plain is a text/plain answer naming the status.
@@ -145,7 +194,11 @@ func (w *Web) render(host, n int, private bool, sid string) []byte {
 
 	p := &pageWriter{r: r}
 	p.b.Grow(w.cfg.PageSize + 512 + 96*len(links))
-	p.s("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", title, ": ")
+	p.s("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	if sig := signalSpecs[w.pageSignal(host, n)]; !private && sig.metaName != "" {
+		p.s(`<meta name="`, sig.metaName, `" content="`, sig.metaContent, "\">\n")
+	}
+	p.s("<title>", title, ": ")
 	p.words(3)
 	p.s("</title>\n")
 	if base {
@@ -177,9 +230,9 @@ func (w *Web) render(host, n int, private bool, sid string) []byte {
 		if l.tag == tagA {
 			p.words(1 + r.IntN(4))
 			if decors[i].upper {
-				p.s(` <A HREF=`, value[i], `>`)
+				p.s(` <A HREF=`, value[i], rel(l, i), `>`)
 			} else {
-				p.s(` <a href=`, value[i], `>`)
+				p.s(` <a href=`, value[i], rel(l, i), `>`)
 			}
 			p.words(1 + r.IntN(2))
 			p.s("</a> ")
@@ -189,9 +242,9 @@ func (w *Web) render(host, n int, private bool, sid string) []byte {
 	p.s("</p>\n")
 	p.indexed(links, tagArea, "<map name=\"nav\">\n", "</map>\n", func(i int) {
 		if decors[i].upper {
-			p.s(`<AREA SHAPE=rect COORDS="0,0,80,20" HREF=`, value[i], ` ALT="`)
+			p.s(`<AREA SHAPE=rect COORDS="0,0,80,20" HREF=`, value[i], rel(links[i], i), ` ALT="`)
 		} else {
-			p.s(`<area shape="rect" coords="0,0,80,20" href=`, value[i], ` alt="`)
+			p.s(`<area shape="rect" coords="0,0,80,20" href=`, value[i], rel(links[i], i), ` alt="`)
 		}
 		p.words(1)
 		p.s("\">\n")
@@ -244,6 +297,14 @@ func (w *Web) render(host, n int, private bool, sid string) []byte {
 	}
 	p.s(tail)
 	return p.b.Bytes()
+}
+
+// rel is the rel attribute of link i, with a leading space, "" if none.
+func rel(l link, i int) string {
+	if !l.nofollow {
+		return ""
+	}
+	return ` rel="` + relSpellings[i%len(relSpellings)] + `"`
 }
 
 // indexed writes every link with tag t, by index, between open and end if

@@ -19,7 +19,11 @@ type Judge struct {
 	// MaxDepth limits the ground truth. Seeds have depth 0, the links of a
 	// page at depth d have depth d+1, and the target of a redirect has the
 	// depth of the redirecting URL; the links of a page at depth MaxDepth
-	// are not followed. Zero means unlimited.
+	// are not followed. With Config.Sitemaps the URLs a host's sitemaps
+	// list have depth d+1, where d is the least depth of any URL of that
+	// host in the ground truth (so 1 with the default seeds), and are
+	// not followed when d is MaxDepth: as if the host's first URL linked
+	// to them. Zero means unlimited.
 	MaxDepth int
 	// Seeds are the URLs the crawl started from; empty means w.Seeds().
 	Seeds []string
@@ -45,6 +49,7 @@ const (
 	ViolationDuplicate       ViolationKind = "duplicate"        // a URL fetched again after an answer
 	ViolationOutOfTruth      ViolationKind = "out_of_truth"     // a URL no correct crawl reaches
 	ViolationHiddenLink      ViolationKind = "hidden_link"      // a link only a comment or script carries
+	ViolationNofollowOnly    ViolationKind = "nofollow_only"    // a page only nofollow leads to
 )
 
 // Violation is one broken rule.
@@ -64,8 +69,13 @@ const maxViolations = 100
 // A request can break several rules and is then counted under each.
 type Report struct {
 	Requests       int `json:"requests"`        // every logged request
-	PageRequests   int `json:"page_requests"`   // requests to virtual hosts other than robots.txt
-	RobotsRequests int `json:"robots_requests"` // requests for /robots.txt
+	PageRequests   int `json:"page_requests"`   // requests to virtual hosts but robots.txt and sitemaps
+	RobotsRequests int `json:"robots_requests"` // requests for /robots.txt (and /robots-real.txt)
+	// SitemapRequests counts requests for the sitemap files of
+	// Config.Sitemaps (and /sitemap.xml, which answers 404). They are
+	// held to every rule of politeness and robots.txt, but they are not
+	// pages: never duplicates, out of the ground truth or covered.
+	SitemapRequests int `json:"sitemap_requests"`
 
 	// ConcurrencyViolations counts requests that started while another
 	// request to the same host was in flight (handler entered, response
@@ -79,13 +89,20 @@ type Report struct {
 	// least two requests, in nanoseconds in JSON.
 	MinGap map[string]time.Duration `json:"min_gap_ns"`
 	// DisallowedRequests counts requests for paths the host's robots.txt
-	// disallows for "godwit" (the /private/ pages).
+	// disallows for "godwit" (the /private/ pages, and /w/ paths on
+	// RobotsWildcard hosts). The judge matches the cleaned path and the
+	// query of the request against the rules by RFC 9309: the groups
+	// naming godwit merged, else "*"; "*" and "$" in patterns; the longest
+	// matching pattern wins and Allow wins a tie.
 	DisallowedRequests int `json:"disallowed_requests"`
 	// BeforeRobots counts requests other than robots.txt that started
-	// before any robots.txt response of their host was ready.
+	// before any robots.txt response of their host was ready. A redirect
+	// is not a response here: a RobotsRedirect host is ready once
+	// /robots-real.txt has answered.
 	BeforeRobots int `json:"before_robots"`
 	// UnavailableHostRequests counts requests other than robots.txt to
-	// hosts whose robots.txt answers 5xx or never answers.
+	// hosts whose robots.txt answers 5xx or never answers, and to
+	// RobotsFlaky hosts after a 5xx answer and before the first 200.
 	UnavailableHostRequests int `json:"unavailable_host_requests"`
 	// UnknownHostRequests counts requests for hosts the web does not have
 	// (including CONNECT).
@@ -96,6 +113,14 @@ type Report struct {
 	// repeats "/p/7". A request that got no answer does not make later
 	// ones duplicates: retrying after a timeout is fine.
 	Duplicates int `json:"duplicates"`
+	// NofollowOnlyFetched counts requests for pages (and redirects) that
+	// only nofollow leads to, with Config.PageSignals: in the ground truth
+	// computed following every link, not in the real one, or a /nofollow/
+	// page. The real ground truth follows a page's links only if the page
+	// is not nofollow for godwit (robots or godwit meta tag, X-Robots-Tag
+	// without an agent or for godwit) and each link only if it is not
+	// rel="nofollow". These requests are not counted in OutOfTruth.
+	NofollowOnlyFetched int `json:"nofollow_only_fetched"`
 
 	// Reachable counts the pages of the ground truth: those reachable from
 	// the seeds within Judge.MaxDepth, following only the links of pages
@@ -108,6 +133,12 @@ type Report struct {
 	// are neither a reachable page nor a reachable redirect: too deep,
 	// disallowed, on an unavailable host, or not on the web at all.
 	OutOfTruth int `json:"out_of_truth"`
+	// SitemapOnly counts the pages of the ground truth that only sitemaps
+	// make reachable (within MaxDepth): the orphan pages, and listed pages
+	// links reach too deep or not at all. SitemapOnlyCovered counts those
+	// answered 200; they are also in Reachable and Covered.
+	SitemapOnly        int `json:"sitemap_only"`
+	SitemapOnlyCovered int `json:"sitemap_only_covered"`
 
 	// TrapRequests counts requests that only a crawler caught in one of
 	// the enabled traps (Config.Traps) makes: pages of a calendar, a
@@ -130,7 +161,7 @@ type Report struct {
 func (r Report) OK() bool {
 	return r.ConcurrencyViolations == 0 && r.GapViolations == 0 && r.DisallowedRequests == 0 &&
 		r.BeforeRobots == 0 && r.UnavailableHostRequests == 0 && r.UnknownHostRequests == 0 &&
-		r.Duplicates == 0 && r.OutOfTruth == 0 && r.Traps[TrapHiddenLinks] == 0
+		r.Duplicates == 0 && r.OutOfTruth == 0 && r.Traps[TrapHiddenLinks] == 0 && r.NofollowOnlyFetched == 0
 }
 
 // TrapShare is TrapRequests as a share of all requests (0 when none).
@@ -144,11 +175,14 @@ func (r Report) TrapShare() float64 {
 // String summarizes the report on a few lines, for logs and test failures.
 func (r Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "requests %d (pages %d, robots.txt %d); coverage %d/%d = %.3f\n",
-		r.Requests, r.PageRequests, r.RobotsRequests, r.Covered, r.Reachable, r.Coverage)
-	fmt.Fprintf(&b, "violations: concurrency %d, gap %d, disallowed %d, before robots %d, unavailable host %d, unknown host %d, duplicates %d, out of truth %d",
+	fmt.Fprintf(&b, "requests %d (pages %d, robots.txt %d, sitemaps %d); coverage %d/%d = %.3f",
+		r.Requests, r.PageRequests, r.RobotsRequests, r.SitemapRequests, r.Covered, r.Reachable, r.Coverage)
+	if r.SitemapOnly > 0 {
+		fmt.Fprintf(&b, "; sitemap-only pages %d/%d covered", r.SitemapOnlyCovered, r.SitemapOnly)
+	}
+	fmt.Fprintf(&b, "\nviolations: concurrency %d, gap %d, disallowed %d, before robots %d, unavailable host %d, unknown host %d, duplicates %d, out of truth %d, nofollow only %d",
 		r.ConcurrencyViolations, r.GapViolations, r.DisallowedRequests, r.BeforeRobots,
-		r.UnavailableHostRequests, r.UnknownHostRequests, r.Duplicates, r.OutOfTruth)
+		r.UnavailableHostRequests, r.UnknownHostRequests, r.Duplicates, r.OutOfTruth, r.NofollowOnlyFetched)
 	if len(r.Traps) > 0 {
 		fmt.Fprintf(&b, "\ntrap requests %d (%.2f%% of all):", r.TrapRequests, 100*r.TrapShare())
 		for _, k := range slices.Sorted(maps.Keys(r.Traps)) {
@@ -176,7 +210,16 @@ type hostTrack struct {
 	lastStart  time.Time
 	lastEnd    time.Time // latest End among finished requests so far
 	open       int       // requests so far that never finished
-	robotsDone time.Time // earliest End of an answered robots.txt so far
+	robotsDone time.Time // earliest End of a robots.txt answer but a redirect so far
+	robotsFail time.Time // earliest End of a 5xx robots.txt answer so far
+	robotsOK   time.Time // earliest End of a robots.txt answer below 500 but a redirect so far
+}
+
+// earliest lowers *t to u if *t is unset or later.
+func earliest(t *time.Time, u time.Time) {
+	if t.IsZero() || u.Before(*t) {
+		*t = u
+	}
 }
 
 // Report judges the requests logged since New or the last Reset.
@@ -187,6 +230,14 @@ func (w *Web) Report(j Judge) Report {
 		seeds = w.Seeds()
 	}
 	t := w.truth(seeds, j.MaxDepth)
+	// Truths to tell which pages only nofollow, or only sitemaps, reach.
+	var loose, linked truth
+	if w.cfg.PageSignals {
+		loose = w.walk(seeds, j.MaxDepth, walk{sitemaps: true, nofollow: false})
+	}
+	if w.cfg.Sitemaps {
+		linked = w.walk(seeds, j.MaxDepth, walk{sitemaps: false, nofollow: true})
+	}
 	rep := Report{Reachable: t.reachable, MinGap: map[string]time.Duration{}}
 	if kinds := w.cfg.Traps.Kinds(); len(kinds) > 0 {
 		rep.Traps = make(map[TrapKind]int, len(kinds))
@@ -247,25 +298,44 @@ func (w *Web) Report(j Judge) Report {
 		h.requests++
 		h.lastStart = q.Start
 
-		if res.kind == resRobots {
+		if res.robots() {
 			rep.RobotsRequests++
-			if q.Status != 0 && !q.End.IsZero() && (h.robotsDone.IsZero() || q.End.Before(h.robotsDone)) {
-				h.robotsDone = q.End
+			// A redirect only says where the answer is.
+			if q.Status != 0 && !q.End.IsZero() && (q.Status < 300 || q.Status >= 400) {
+				earliest(&h.robotsDone, q.End)
+				if q.Status >= 500 {
+					earliest(&h.robotsFail, q.End)
+				} else {
+					earliest(&h.robotsOK, q.End)
+				}
 			}
 			continue
 		}
-		rep.PageRequests++
+		sitemap := res.kind == resSitemap
+		if sitemap {
+			rep.SitemapRequests++
+		} else {
+			rep.PageRequests++
+		}
 		if h.robotsDone.IsZero() || h.robotsDone.After(q.Start) {
 			rep.BeforeRobots++
 			rep.flag(ViolationBeforeRobots, q, "no robots.txt response from the host was ready yet")
 		}
-		if !kind.available() {
+		switch {
+		case !kind.available():
 			rep.UnavailableHostRequests++
 			rep.flag(ViolationUnavailableHost, q, "the host's robots.txt is %s: nothing may be fetched", kind)
+		case kind == RobotsFlaky && !h.robotsFail.IsZero() && !h.robotsFail.After(q.Start) &&
+			(h.robotsOK.IsZero() || h.robotsOK.After(q.Start)):
+			rep.UnavailableHostRequests++
+			rep.flag(ViolationUnavailableHost, q, "the host's robots.txt had answered 5xx and not yet 200")
 		}
-		if kind.hasPrivate() && strings.HasPrefix(clean, privatePrefix) {
+		if ok, by, _ := w.allowed(host, clean+rawQuery(q.RawURL)); !ok {
 			rep.DisallowedRequests++
-			rep.flag(ViolationDisallowed, q, "robots.txt disallows %s", privatePrefix)
+			rep.flag(ViolationDisallowed, q, "robots.txt disallows it for %s (%s)", agent, by)
+		}
+		if sitemap {
+			continue
 		}
 		key := q.Host + clean // as Identity
 		if res.kind == resSearch {
@@ -287,20 +357,35 @@ func (w *Web) Report(j Judge) Report {
 			answered[key] = true
 		}
 
-		idx := host*pages + res.n
+		idx, isPage := w.slot(host, res.kind, res.n)
+		redirect := host*pages + res.n // if res is a redirect
 		switch {
-		case res.kind == resPage && t.pages[idx] >= 0:
+		case isPage && t.pages[idx] >= 0:
 			if q.Status == http.StatusOK && !covered[idx] {
 				covered[idx] = true
 				rep.Covered++
 			}
-		case res.kind == resRedirect && t.redirects[idx] >= 0:
+		case res.kind == resRedirect && t.redirects[redirect] >= 0:
 		case trap != "":
 			// Inside a trap: counted there.
+		case res.kind == resNofollow || loose.pages != nil &&
+			(isPage && loose.pages[idx] >= 0 || res.kind == resRedirect && loose.redirects[redirect] >= 0):
+			rep.NofollowOnlyFetched++
+			rep.flag(ViolationNofollowOnly, q, "only rel=nofollow links or pages whose links must not be followed lead here")
 		case !outside[key]:
 			outside[key] = true
 			rep.OutOfTruth++
-			rep.flag(ViolationOutOfTruth, q, "%s", outOfTruthReason(kind, res))
+			rep.flag(ViolationOutOfTruth, q, "%s", w.outOfTruthReason(host, res, clean))
+		}
+	}
+	if linked.pages != nil {
+		for i, d := range t.pages {
+			if d >= 0 && linked.pages[i] < 0 {
+				rep.SitemapOnly++
+				if covered[i] {
+					rep.SitemapOnlyCovered++
+				}
+			}
 		}
 	}
 	rep.Coverage = 1
@@ -310,7 +395,8 @@ func (w *Web) Report(j Judge) Report {
 	return rep
 }
 
-func outOfTruthReason(kind RobotsKind, res resource) string {
+func (w *Web) outOfTruthReason(host int, res resource, clean string) string {
+	kind := w.kind(host)
 	switch {
 	case res.kind == resNotFound:
 		return "not a URL of this web (404)"
@@ -319,5 +405,18 @@ func outOfTruthReason(kind RobotsKind, res resource) string {
 	case !kind.available():
 		return "on a host whose robots.txt is " + kind.String()
 	}
+	if ok, by, _ := w.allowed(host, clean); !ok {
+		return "robots.txt disallows it (" + by.String() + ")"
+	}
 	return "not reachable from the seeds within the depth limit"
+}
+
+// rawQuery is "?" and the query of a request URL, "" if it has none.
+func rawQuery(rawURL string) string {
+	_, q, ok := strings.Cut(rawURL, "?")
+	if !ok {
+		return ""
+	}
+	q, _, _ = strings.Cut(q, "#")
+	return "?" + q
 }

@@ -12,11 +12,19 @@ import (
 type Web struct {
 	cfg       Config // defaulted and validated; never changed after New
 	dotDomain string // "." + cfg.Domain
+	slots     int    // truth slots per host: PagesPerHost + cfg.extraPages()
 
-	robotsDisallow   []byte // bodies for RobotsDisallow and RobotsCrawlDelay hosts
-	robotsCrawlDelay []byte
+	// robotsBodies[k] is the robots.txt file a host of kind k answers
+	// with 200 (for RobotsRedirect at /robots-real.txt, for RobotsFlaky
+	// once it recovers), nil if none; rules[k] is what it says to godwit.
+	// Both are shared by every host of the kind and never written.
+	robotsBodies [numRobotsKinds][]byte
+	rules        [numRobotsKinds]ruleSet
 
 	log requestLog
+	// flaky counts the robots.txt requests of each RobotsFlaky host since
+	// New or Reset: the one answer of the web that depends on history.
+	flaky flakyCounter
 
 	stop      chan struct{} // closed by Close; ends every wait in every handler
 	closeOnce sync.Once
@@ -31,15 +39,55 @@ func New(cfg Config) (*Web, error) {
 		return nil, err
 	}
 	cfg.Robots = append([]RobotsKind(nil), cfg.Robots...)
-	const groups = "User-agent: *\nDisallow: /private/\n"
-	const otherbot = "\nUser-agent: otherbot\nDisallow: /\n"
-	return &Web{
-		cfg:              cfg,
-		dotDomain:        "." + cfg.Domain,
-		robotsDisallow:   []byte(groups + otherbot),
-		robotsCrawlDelay: []byte(groups + "Crawl-delay: " + seconds(cfg.CrawlDelay) + "\n" + otherbot),
-		stop:             make(chan struct{}),
-	}, nil
+	w := &Web{
+		cfg:       cfg,
+		dotDomain: "." + cfg.Domain,
+		slots:     cfg.PagesPerHost + cfg.extraPages(),
+		stop:      make(chan struct{}),
+	}
+	for k, file := range map[RobotsKind]string{
+		RobotsAllow:      robotsAllowFile,
+		RobotsDisallow:   robotsDisallowFile,
+		RobotsCrawlDelay: robotsStarPrivate + "Crawl-delay: " + seconds(cfg.CrawlDelay) + "\n" + robotsOtherbot,
+		RobotsWildcard:   robotsWildcardFile,
+		RobotsAgentGroup: robotsAgentGroupFile,
+		RobotsRedirect:   robotsDisallowFile,
+		RobotsFlaky:      robotsDisallowFile,
+	} {
+		w.robotsBodies[k] = []byte(file)
+		w.rules[k] = parseRobots(file, agent)
+	}
+	return w, nil
+}
+
+// flakyCounter counts robots.txt requests per RobotsFlaky host.
+type flakyCounter struct {
+	mu sync.Mutex
+	n  map[int]int
+}
+
+// fail counts a request for the robots.txt of host and reports whether
+// it is among the first `failures`, which answer 503.
+func (c *flakyCounter) fail(host, failures int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[int]int{}
+	}
+	c.n[host]++
+	return c.n[host] <= failures
+}
+
+func (c *flakyCounter) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n = nil
+}
+
+// allowed reports whether robots.txt lets godwit fetch path (with "?" and
+// the query, if any) on host, and the deciding rule if one matched.
+func (w *Web) allowed(host int, path string) (bool, rule, bool) {
+	return w.rules[w.kind(host)].allowed(path)
 }
 
 // seconds writes d in seconds with as many decimals as it needs: "1", "0.2".
@@ -87,9 +135,11 @@ func (w *Web) Seeds() []string {
 }
 
 // Page returns the exact body served with status 200 for rawURL, which
-// must be an absolute http URL: a page, a /private/ page, a trap page, or
-// a robots.txt that answers 200. Spellings are folded as the server folds
-// them (host case, ":80", dot segments, ";jsessionid=" when the web hands
+// must be an absolute http URL: a page, a /private/ page, a trap page, an
+// orphan, /nofollow/, /follow/ or /w/ page, a sitemap file (compressed,
+// for the gzip one), or a robots.txt that answers 200 (a RobotsFlaky one
+// as it answers once recovered; a RobotsRedirect one at /robots-real.txt).
+// Spellings are folded as the server folds them (host case, ":80", dot segments, ";jsessionid=" when the web hands
 // out session IDs; the fragment is ignored, and so is the query, except
 // that a search trap answers it and a session ID in it shapes the page's
 // links). For anything else ok is false.
@@ -110,6 +160,10 @@ func (w *Web) Page(rawURL string) (body []byte, ok bool) {
 // arrived. A request still in flight has a zero End.
 func (w *Web) Requests() []Request { return w.log.snapshot() }
 
-// Reset clears the request log so the web can judge another crawl.
-// Requests in flight when Reset is called are left out of the new log.
-func (w *Web) Reset() { w.log.reset() }
+// Reset clears the request log so the web can judge another crawl, and
+// makes RobotsFlaky hosts fail again. Requests in flight when Reset is
+// called are left out of the new log.
+func (w *Web) Reset() {
+	w.log.reset()
+	w.flaky.reset()
+}

@@ -14,13 +14,30 @@ import (
 
 var allKinds = []RobotsKind{RobotsAllow, RobotsDisallow, RobotsCrawlDelay, RobotsNotFound, RobotsServerError, RobotsHang}
 
-// urlsOf lists every URL answered 200 on a web: pages, private pages and
-// robots.txt files.
+// urlsOf lists every URL answered 200 on a web: pages, private pages,
+// robots.txt files, and what the features add.
 func urlsOf(w *Web) []string {
 	var urls []string
 	for h := range w.cfg.Hosts {
 		base := "http://" + w.hostName(h)
-		urls = append(urls, base+"/robots.txt", base+"/")
+		urls = append(urls, base+"/robots.txt", base+"/", base+robotsRealPath)
+		for _, p := range sitemapPaths {
+			urls = append(urls, base+p)
+		}
+		for n := range w.cfg.orphans() {
+			urls = append(urls, base+orphanPrefix+strconv.Itoa(n))
+		}
+		if w.cfg.PageSignals {
+			for n := range numNofollowPages {
+				urls = append(urls, base+nofollowPrefix+strconv.Itoa(n))
+			}
+			for n := range numFollowPages {
+				urls = append(urls, base+followPrefix+strconv.Itoa(n))
+			}
+		}
+		for _, p := range wildPaths {
+			urls = append(urls, base+p)
+		}
 		for n := 1; n < w.cfg.PagesPerHost; n++ {
 			urls = append(urls, base+"/p/"+strconv.Itoa(n))
 		}
@@ -33,8 +50,24 @@ func urlsOf(w *Web) []string {
 	return urls
 }
 
+// featuresConfig enables every robots.txt kind and feature on a small web.
+var featuresConfig = Config{
+	Hosts: 10, PagesPerHost: 30, Robots: RobotsKinds(), Seed: 42,
+	Sitemaps: true, PageSignals: true, RedirectShare: 0.1,
+}
+
 func TestDeterminism(t *testing.T) {
-	cfg := Config{Hosts: 6, PagesPerHost: 30, Robots: allKinds, Seed: 42}
+	t.Run("features off", func(t *testing.T) {
+		testDeterminism(t, Config{Hosts: 6, PagesPerHost: 30, Robots: allKinds, Seed: 42})
+	})
+	t.Run("features on", func(t *testing.T) {
+		cfg := featuresConfig
+		cfg.Traps = AllTraps()
+		testDeterminism(t, cfg)
+	})
+}
+
+func testDeterminism(t *testing.T, cfg Config) {
 	a, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -94,6 +127,7 @@ func TestPageSize(t *testing.T) {
 // extracted is what a tokenizer-based crawler finds on a page.
 type extracted struct {
 	crawlable []string // canonical "http://host/path", sorted
+	nofollow  []string // those of them with rel="nofollow", sorted
 	ignored   []string // hrefs with other schemes
 }
 
@@ -107,6 +141,7 @@ func extract(t *testing.T, pageURL string, body []byte) extracted {
 	}
 	base := page
 	var refs []string
+	nofollow := map[int]bool{} // by index in refs
 	z := html.NewTokenizer(bytes.NewReader(body))
 	for {
 		tt := z.Next()
@@ -133,6 +168,9 @@ func extract(t *testing.T, pageURL string, body []byte) extracted {
 				}
 			}
 		case "a", "area":
+			if slices.Contains(strings.Fields(strings.ToLower(attr("rel"))), "nofollow") {
+				nofollow[len(refs)] = true
+			}
 			refs = append(refs, attr("href"))
 		case "link":
 			if attr("rel") == "next" {
@@ -143,7 +181,7 @@ func extract(t *testing.T, pageURL string, body []byte) extracted {
 		}
 	}
 	var e extracted
-	for _, ref := range refs {
+	for i, ref := range refs {
 		u, err := base.Parse(ref)
 		if err != nil {
 			t.Fatalf("%s: bad link %q: %v", pageURL, ref, err)
@@ -154,15 +192,30 @@ func extract(t *testing.T, pageURL string, body []byte) extracted {
 		}
 		host := strings.TrimSuffix(strings.ToLower(u.Host), ":80")
 		e.crawlable = append(e.crawlable, "http://"+host+u.Path)
+		if nofollow[i] {
+			e.nofollow = append(e.nofollow, "http://"+host+u.Path)
+		}
 	}
 	slices.Sort(e.crawlable)
+	slices.Sort(e.nofollow)
 	return e
 }
 
 // TestLinksResolveToTheirTargets checks every spelling of every link on a
 // whole web against the link graph the judge uses.
 func TestLinksResolveToTheirTargets(t *testing.T) {
-	w, err := New(Config{Hosts: 6, PagesPerHost: 60, Robots: allKinds, Seed: 7, RedirectShare: 0.1})
+	t.Run("features off", func(t *testing.T) {
+		testLinksResolve(t, Config{Hosts: 6, PagesPerHost: 60, Robots: allKinds, Seed: 7, RedirectShare: 0.1})
+	})
+	t.Run("features on", func(t *testing.T) {
+		cfg := featuresConfig
+		cfg.PagesPerHost = 60
+		testLinksResolve(t, cfg)
+	})
+}
+
+func testLinksResolve(t *testing.T, cfg Config) {
+	w, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,16 +235,24 @@ func TestLinksResolveToTheirTargets(t *testing.T) {
 			t.Fatalf("Page(%q) not ok", pageURL)
 		}
 		links := w.appendLinks(nil, src, r, host, n, private)
-		var want []string
+		var want, wantNofollow []string
 		for _, l := range links {
-			want = append(want, "http://"+w.hostName(l.to.host)+pathOf(l.to))
+			u := "http://" + w.hostName(l.to.host) + pathOf(l.to)
+			want = append(want, u)
+			if l.nofollow {
+				wantNofollow = append(wantNofollow, u)
+			}
 			forms[l.form]++
 			tags[l.tag]++
 		}
 		slices.Sort(want)
+		slices.Sort(wantNofollow)
 		got := extract(t, pageURL, body)
 		if !slices.Equal(got.crawlable, want) {
 			t.Errorf("links of %s resolve to\n%v\nwant\n%v", pageURL, got.crawlable, want)
+		}
+		if !slices.Equal(got.nofollow, wantNofollow) {
+			t.Errorf("rel=nofollow links of %s resolve to\n%v\nwant\n%v", pageURL, got.nofollow, wantNofollow)
 		}
 		for _, ref := range got.ignored {
 			scheme, _, _ := strings.Cut(ref, ":")
