@@ -285,7 +285,8 @@ func (u urlSettings) options() urlnorm.Options {
 // configuration, which checks them (crawl.Config.Validate).
 func (s crawlSettings) applyURLSettings(c *crawl.Config) {
 	c.Sitemaps = crawl.Sitemaps{Off: s.Sitemaps.Off, Guess: s.Sitemaps.Guess, MaxNesting: s.Sitemaps.MaxNesting}
-	c.Pages = crawl.PageSignals{FollowNofollowLinks: s.Pages.FollowNofollowLinks, ArchiveNoArchive: s.Pages.ArchiveNoArchive}
+	c.Pages = crawl.PageSignals{FollowNofollowLinks: s.Pages.FollowNofollowLinks,
+		ArchiveNoArchive: s.Pages.ArchiveNoArchive, OmitNoIndex: s.Pages.OmitNoIndex}
 	c.URL = s.URL.options()
 	c.Include = crawl.ScopeRules{Prefixes: s.Include.Prefixes, Patterns: s.Include.Patterns}
 	c.Exclude = crawl.ScopeRules{Prefixes: s.Exclude.Prefixes, Patterns: s.Exclude.Patterns}
@@ -312,4 +313,5 @@ type sitemapSettings struct {
 type pageSettings struct {
 	FollowNofollowLinks bool `yaml:"follow_nofollow_links"` // follow rel=nofollow links
 	ArchiveNoArchive    bool `yaml:"archive_noarchive"`     // keep the body of noarchive pages
+	OmitNoIndex         bool `yaml:"omit_noindex"`          // also leave out the body of noindex pages
 }

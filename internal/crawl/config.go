@@ -104,4 +104,8 @@ type PageSignals struct {
 	// ArchiveNoArchive keeps the body of noarchive pages in the WARC
 	// (default: the response record holds only the HTTP header).
 	ArchiveNoArchive bool
+	// OmitNoIndex also keeps the body of noindex pages out of the WARC.
+	// Default off: noindex asks search engines not to index a page, which
+	// an archive is not; the signal is recorded either way.
+	OmitNoIndex bool
 }

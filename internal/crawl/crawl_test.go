@@ -367,6 +367,9 @@ func TestPageRobotsSignals(t *testing.T) {
 	if d := a.Decision("http://a.test/plain"); d.OmitBody || len(d.Signals) > 0 {
 		t.Errorf("plain page recorded with %+v", d)
 	}
+	if d := a.Decision("http://a.test/meta"); d.OmitBody || !slices.Contains(d.Signals, "noindex") {
+		t.Errorf("noindex page recorded with %+v: its body is kept by default, the signal recorded", d)
+	}
 	if st.NofollowPages != 2 || st.NofollowLinks != 1 {
 		t.Errorf("NofollowPages = %d, NofollowLinks = %d; want 2, 1", st.NofollowPages, st.NofollowLinks)
 	}

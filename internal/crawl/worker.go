@@ -108,6 +108,7 @@ func (r reading) decision(cfg Config) Decision {
 	}
 	if r.signals.NoIndex {
 		d.Signals = append(d.Signals, "noindex")
+		d.OmitBody = d.OmitBody || cfg.Pages.OmitNoIndex
 	}
 	if r.signals.NoFollow {
 		d.Signals = append(d.Signals, "nofollow")
