@@ -60,12 +60,11 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, o demoOptions) error
 		PagesPerHost: o.pages,
 		Seed:         1,
 		CrawlDelay:   250 * time.Millisecond,
-		// Every robots.txt situation a polite crawler must handle.
-		Robots: []fakeweb.RobotsKind{
-			fakeweb.RobotsAllow, fakeweb.RobotsDisallow, fakeweb.RobotsCrawlDelay,
-			fakeweb.RobotsNotFound, fakeweb.RobotsAllow, fakeweb.RobotsServerError,
-			fakeweb.RobotsAllow, fakeweb.RobotsHang,
-		},
+		// Every robots.txt situation a polite crawler must handle, sitemaps
+		// listing pages nothing links to, and page-level robots signals.
+		Robots:      fakeweb.RobotsKinds(),
+		Sitemaps:    true,
+		PageSignals: true,
 	}
 	cfg.Default()
 	if err := cfg.Validate(); err != nil {
@@ -103,7 +102,7 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, o demoOptions) error
 	s.Delay = o.delay
 	s.Workers = o.workers
 	s.Timeout = 2 * time.Second // the "hang" host's robots.txt never answers
-	s.Robots.Retries = 2
+	s.Robots.Retries = 4 // the flaky robots.txt answers 503 twice before it recovers
 	s.Robots.Backoff = 500 * time.Millisecond
 	s.LogLevel = "warn"
 	term := newTerminal(stderr)
@@ -136,5 +135,7 @@ func printJudgment(w io.Writer, r fakeweb.Report) {
 	fmt.Fprintf(w, "  robots.txt  %d disallowed fetches, %d requests before robots.txt, %d requests to hosts with robots.txt 5xx/hanging\n",
 		r.DisallowedRequests, r.BeforeRobots, r.UnavailableHostRequests)
 	fmt.Fprintf(w, "  duplicates  %d pages fetched twice\n", r.Duplicates)
+	fmt.Fprintf(w, "  sitemaps    %d of %d pages only sitemaps lead to were fetched\n", r.SitemapOnlyCovered, r.SitemapOnly)
+	fmt.Fprintf(w, "  nofollow    %d pages fetched that only nofollow links lead to\n", r.NofollowOnlyFetched)
 	fmt.Fprintf(w, "  coverage    %.3f (%d of %d reachable allowed pages)\n", r.Coverage, r.Covered, r.Reachable)
 }
