@@ -66,6 +66,8 @@ type robotsSettings struct {
 	Retries    int           `yaml:"retries"`
 	Backoff    time.Duration `yaml:"backoff"`
 	BackoffMax time.Duration `yaml:"backoff_max"`
+	// AllowAfter: unreachable this long, robots.txt counts as absent (RFC 9309 §2.3.1.4).
+	AllowAfter time.Duration `yaml:"allow_after"`
 }
 
 type warcSettings struct {

@@ -135,6 +135,7 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 		RobotsRetries:    s.Robots.Retries,
 		RobotsBackoff:    s.Robots.Backoff,
 		RobotsBackoffMax: s.Robots.BackoffMax,
+		RobotsAllowAfter: s.Robots.AllowAfter,
 	}
 	ccfg := crawl.Config{
 		Workers:    s.Workers,
