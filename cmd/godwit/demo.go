@@ -102,7 +102,7 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, o demoOptions) error
 	s.Delay = o.delay
 	s.Workers = o.workers
 	s.Timeout = 2 * time.Second // the "hang" host's robots.txt never answers
-	s.Robots.Retries = 4 // the flaky robots.txt answers 503 twice before it recovers
+	s.Robots.Retries = 4        // the flaky robots.txt answers 503 twice before it recovers
 	s.Robots.Backoff = 500 * time.Millisecond
 	s.LogLevel = "warn"
 	term := newTerminal(stderr)
