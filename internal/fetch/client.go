@@ -10,8 +10,6 @@ import (
 	"net/http/httptrace"
 	"net/textproto"
 	"net/url"
-	"strings"
-	"sync"
 	"time"
 )
 
@@ -42,6 +40,8 @@ type Client struct {
 	proxyAddrs []string
 	direct     *net.Dialer // guarded unless AllowPrivate
 	toProxy    *net.Dialer // unguarded: the configured proxy is trusted
+	dns        *dnsCache
+	noRecord   bool // only benchmarks set it, to measure the recorder's cost
 	transport  *http.Transport
 	http       *http.Client
 }
@@ -63,6 +63,7 @@ func New(cfg Config) (*Client, error) {
 		proxyAddrs: p.addrs(),
 		direct:     &net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: tcpKeepAlive},
 		toProxy:    &net.Dialer{Timeout: cfg.DialTimeout, KeepAlive: tcpKeepAlive},
+		dns:        newDNSCache(cfg, time.Now),
 	}
 	if !cfg.AllowPrivate {
 		c.direct.Control = guardControl
@@ -71,15 +72,22 @@ func New(cfg Config) (*Client, error) {
 	// HTTP/1.1 only: the WARC records we write hold HTTP/1.1 messages, and
 	// an HTTP/2 exchange has no such wire form to archive (WARC 1.1 does
 	// not define one). Turning HTTP/2 on later means a translation step in
-	// the capture, not just this flag.
+	// the capture, not just this flag. ALPN offers only http/1.1, both in
+	// dialTLS and in the TLS the transport runs inside proxy tunnels.
 	protocols := new(http.Protocols)
 	protocols.SetHTTP1(true)
 	c.transport = &http.Transport{
-		Proxy:                  func(r *http.Request) (*url.URL, error) { return c.proxies.forURL(r.URL), nil },
-		DialContext:            c.dial,
-		ForceAttemptHTTP2:      false,
-		Protocols:              protocols,
-		TLSClientConfig:        &tls.Config{MinVersion: tls.VersionTLS12},
+		Proxy: func(r *http.Request) (*url.URL, error) { return c.proxies.forURL(r.URL), nil },
+		// Every connection is wrapped for the capture; https ones are
+		// set up by dialTLS so the wrapper sits above TLS.
+		DialContext:       c.dialRecorded,
+		DialTLSContext:    c.dialTLS,
+		ForceAttemptHTTP2: false,
+		Protocols:         protocols,
+		TLSClientConfig: &tls.Config{
+			MinVersion: tls.VersionTLS12,
+			NextProtos: []string{"http/1.1"},
+		},
 		TLSHandshakeTimeout:    cfg.TLSHandshakeTimeout,
 		ResponseHeaderTimeout:  cfg.ResponseHeaderTimeout,
 		MaxIdleConns:           maxIdleConns,
@@ -99,22 +107,16 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// DNSStats returns the DNS cache's counters.
+func (c *Client) DNSStats() DNSStats {
+	return c.dns.snapshot()
+}
+
 // Close closes idle connections. Connections still in use by a Fetch close
 // when it returns.
 func (c *Client) Close() error {
 	c.transport.CloseIdleConnections()
 	return nil
-}
-
-// dial connects to addr: the SSRF guard runs on every direct connection,
-// while the configured proxies' addresses are dialed without it.
-func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	for _, p := range c.proxyAddrs {
-		if strings.EqualFold(addr, p) {
-			return c.toProxy.DialContext(ctx, network, addr)
-		}
-	}
-	return c.direct.DialContext(ctx, network, addr)
 }
 
 // Request is one URL to fetch.
@@ -146,7 +148,8 @@ func (c *Client) Fetch(ctx context.Context, req Request) (*Response, error) {
 
 	ctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errTimeout)
 	defer cancel()
-	capt := &capture{start: time.Now()}
+	capt := newCapture(c.cfg.MaxBodyBytes, !c.noRecord)
+	defer capt.disarm() // also on the error paths
 	ctx = httptrace.WithClientTrace(ctx, capt.trace())
 
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, req.URL, nil)
@@ -160,9 +163,13 @@ func (c *Client) Fetch(ctx context.Context, req Request) (*Response, error) {
 		return nil, c.requestError(ctx, req.URL, err)
 	}
 	defer resp.Body.Close()
+	if !chunked(resp) || !bodyAllowed(resp.StatusCode) {
+		capt.stopBodyReads()
+	}
 
 	body, truncated, err := readBody(resp, c.cfg.MaxBodyBytes)
 	end := time.Now()
+	capt.disarm()
 	if err != nil {
 		if context.Cause(ctx) != errTimeout {
 			return nil, c.requestError(ctx, req.URL, err)
@@ -174,19 +181,22 @@ func (c *Client) Fetch(ctx context.Context, req Request) (*Response, error) {
 	// https goes through a CONNECT tunnel and socks is a plain tunnel, both
 	// origin-form. That is what net/http does (persistConn.isProxy).
 	absolute := proxy != nil && u.Scheme == "http" && (proxy.Scheme == "http" || proxy.Scheme == "https")
-	start, ip, rawReq := capt.result(hreq, absolute)
+	w := capt.result(hreq, resp, body, truncated != "", absolute)
 	return &Response{
-		URL:        req.URL,
-		Status:     resp.StatusCode,
-		Proto:      resp.Proto,
-		Header:     resp.Header,
-		Body:       body,
-		Truncated:  truncated,
-		IP:         ip,
-		Start:      start,
-		End:        end,
-		RawRequest: rawReq,
-		RawHeader:  rawHeader(resp),
+		URL:          req.URL,
+		Status:       resp.StatusCode,
+		Proto:        resp.Proto,
+		Header:       resp.Header,
+		Body:         body,
+		Truncated:    truncated,
+		IP:           w.ip,
+		Start:        w.start,
+		FirstByte:    w.firstByte,
+		End:          end,
+		RawRequest:   w.request,
+		RawHeader:    w.header,
+		RawBody:      w.body,
+		Reserialized: w.reserialized,
 	}, nil
 }
 
@@ -250,74 +260,4 @@ func readBody(resp *http.Response, limit int64) (body []byte, truncated string, 
 		return body, TruncatedLength, nil
 	}
 	return body, "", err
-}
-
-// capture records what the transport did for one request, from httptrace
-// hooks that run on the transport's goroutines.
-type capture struct {
-	mu     sync.Mutex
-	start  time.Time
-	ip     string
-	fields []headerField // request header fields in the order written
-}
-
-type headerField struct {
-	key    string
-	values []string
-}
-
-func (c *capture) trace() *httptrace.ClientTrace {
-	return &httptrace.ClientTrace{
-		GotConn: func(info httptrace.GotConnInfo) {
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			// The transport may retry on a fresh connection after a
-			// stale keep-alive one failed: the last attempt wins.
-			c.start = time.Now()
-			c.fields = c.fields[:0]
-			c.ip = ""
-			if addr := info.Conn.RemoteAddr(); addr != nil {
-				if host, _, err := net.SplitHostPort(addr.String()); err == nil {
-					c.ip = host
-				}
-			}
-		},
-		WroteHeaderField: func(key string, values []string) {
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			c.fields = append(c.fields, headerField{key, append([]string(nil), values...)})
-		},
-	}
-}
-
-// result returns the request start time, the remote IP and the request
-// message as written. The request line is rebuilt the way net/http writes
-// it; header fields come from WroteHeaderField, so they are the exact
-// names, values and order the transport wrote, except Proxy-Authorization,
-// which is left out so proxy credentials never reach the archive.
-func (c *capture) result(req *http.Request, absolute bool) (time.Time, string, []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var host string
-	for _, f := range c.fields {
-		if f.key == "Host" && len(f.values) > 0 {
-			host = f.values[0]
-		}
-	}
-	target := req.URL.RequestURI()
-	if absolute {
-		target = req.URL.Scheme + "://" + host + target
-	}
-	var b strings.Builder
-	b.WriteString(req.Method + " " + target + " HTTP/1.1\r\n")
-	for _, f := range c.fields {
-		if f.key == "Proxy-Authorization" {
-			continue
-		}
-		for _, v := range f.values {
-			b.WriteString(f.key + ": " + v + "\r\n")
-		}
-	}
-	b.WriteString("\r\n")
-	return c.start, c.ip, []byte(b.String())
 }

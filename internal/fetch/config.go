@@ -15,6 +15,11 @@ const (
 	DefaultResponseHeaderTimeout = 20 * time.Second
 	DefaultMaxBodyBytes          = 10 << 20 // 10 MiB
 	DefaultMaxIdleConnsPerHost   = 2
+	DefaultDNSCacheTTL           = 5 * time.Minute
+	DefaultDNSMinTTL             = 30 * time.Second
+	DefaultDNSMaxTTL             = time.Hour
+	DefaultDNSNegativeTTL        = time.Minute
+	DefaultDNSCacheSize          = 100_000
 	// DefaultDecodedFactor times MaxBodyBytes is the default MaxDecodedBytes:
 	// generous for real pages (HTML compresses 4–10×, but pages that large
 	// are rare), small enough that a bomb cannot exhaust memory.
@@ -65,6 +70,21 @@ type Config struct {
 	// MaxIdleConnsPerHost bounds the keep-alive connections kept per host.
 	// Politeness means one request in flight per host, so few are needed.
 	MaxIdleConnsPerHost int
+
+	// Resolver answers the DNS cache's misses; nil means
+	// net.DefaultResolver. Tests inject a fake.
+	Resolver Resolver
+	// DNSCacheTTL is how long an answer is kept when the Resolver does not
+	// report a TTL (net.Resolver does not).
+	DNSCacheTTL time.Duration
+	// DNSMinTTL and DNSMaxTTL clamp the TTLs a TTLResolver reports.
+	DNSMinTTL, DNSMaxTTL time.Duration
+	// DNSNegativeTTL is how long "no such host" is kept. Other failures
+	// (timeouts, SERVFAIL) are not cached.
+	DNSNegativeTTL time.Duration
+	// DNSCacheSize bounds the number of host names cached (about 200
+	// bytes each); when full, the entry inserted longest ago goes.
+	DNSCacheSize int
 }
 
 // ProxyEnv holds the proxy environment variables, already read by the
@@ -104,6 +124,11 @@ func (c *Config) Default() {
 	setDefault(&c.MaxBodyBytes, DefaultMaxBodyBytes)
 	setDefault(&c.MaxDecodedBytes, DefaultDecodedFactor*c.MaxBodyBytes)
 	setDefault(&c.MaxIdleConnsPerHost, DefaultMaxIdleConnsPerHost)
+	setDefault(&c.DNSCacheTTL, DefaultDNSCacheTTL)
+	setDefault(&c.DNSMinTTL, DefaultDNSMinTTL)
+	setDefault(&c.DNSMaxTTL, DefaultDNSMaxTTL)
+	setDefault(&c.DNSNegativeTTL, DefaultDNSNegativeTTL)
+	setDefault(&c.DNSCacheSize, DefaultDNSCacheSize)
 }
 
 func setDefault[T comparable](p *T, v T) {
@@ -131,13 +156,20 @@ func (c Config) Validate() error {
 		{"dial timeout", c.DialTimeout},
 		{"tls handshake timeout", c.TLSHandshakeTimeout},
 		{"response header timeout", c.ResponseHeaderTimeout},
+		{"dns cache ttl", c.DNSCacheTTL},
+		{"dns min ttl", c.DNSMinTTL},
+		{"dns max ttl", c.DNSMaxTTL},
+		{"dns negative ttl", c.DNSNegativeTTL},
 	} {
 		if d.v < 0 {
 			return fmt.Errorf("fetch: config: negative %s %v", d.name, d.v)
 		}
 	}
-	if c.MaxBodyBytes < 0 || c.MaxDecodedBytes < 0 || c.MaxIdleConnsPerHost < 0 {
+	if c.MaxBodyBytes < 0 || c.MaxDecodedBytes < 0 || c.MaxIdleConnsPerHost < 0 || c.DNSCacheSize < 0 {
 		return errors.New("fetch: config: negative size limit")
+	}
+	if c.DNSMinTTL > c.DNSMaxTTL && c.DNSMaxTTL != 0 {
+		return fmt.Errorf("fetch: config: dns min ttl %v above max ttl %v", c.DNSMinTTL, c.DNSMaxTTL)
 	}
 	if c.Proxy != "" {
 		if _, err := parseProxy(c.Proxy); err != nil {

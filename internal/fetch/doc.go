@@ -1,7 +1,8 @@
 // Package fetch implements one HTTP GET, captured for the archive: the
-// request as written, the response header, the raw (still content-encoded)
-// body, the remote IP and timings, under hard limits on time and size, and
-// behind a guard against server-side request forgery.
+// request and response bytes as they went over the wire, the de-chunked
+// but still content-encoded body, the remote IP and timings, under hard
+// limits on time and size, through a DNS cache, and behind a guard
+// against server-side request forgery.
 //
 // The crawler's worker calls Client.Fetch once per URL. Politeness (delays,
 // one request per host, robots.txt) is not this package's job, and neither
@@ -25,21 +26,41 @@
 //     the caller has nothing to close.
 //   - Decode's output is at most Config.MaxDecodedBytes long, and its
 //     memory is bounded by that cap, whatever the compression ratio.
+//   - Host names are resolved through the Client's DNS cache (see
+//     Config.Resolver): answers are kept for a TTL (Config.DNSCacheTTL, or
+//     the resolver's own clamped to [DNSMinTTL, DNSMaxTTL]), "no such
+//     host" for DNSNegativeTTL, other failures not at all; concurrent
+//     lookups of one name share one query; at most DNSCacheSize names are
+//     held. Client.DNSStats reports hits, misses, negative hits and joins.
 //   - Unless Config.AllowPrivate, no connection is made to a loopback,
 //     private, link-local, multicast, unspecified, CGNAT or reserved
-//     address: the check runs on the resolved address of every dial
-//     (net.Dialer.Control), so DNS rebinding cannot bypass it. Configured
-//     proxies are trusted and exempt; behind a proxy, which resolves names
-//     itself, targets whose host is such an address literally (or
-//     "localhost") are refused before sending. Refusals wrap
-//     ErrForbiddenAddress.
+//     address. The dialer checks every address a name resolves to and
+//     refuses the name if any is forbidden (an error wrapping
+//     ErrForbiddenAddress that names the host and the address), then
+//     checks again on the socket (net.Dialer.Control), so neither DNS
+//     rebinding nor a mixed answer gets through. Configured proxies are
+//     trusted and exempt; behind a proxy, which resolves names itself,
+//     targets whose host is such an address literally (or "localhost")
+//     are refused before sending.
 //   - No cookies are stored or sent.
 //
 // # Capture fidelity
 //
-// RawRequest holds the header fields exactly as net/http wrote them (taken
-// from httptrace), minus Proxy-Authorization. RawHeader is re-serialized
-// from the parsed response, so field order and case are normalized; a
-// byte-exact capture of the response header needs a connection-level
-// recorder and is left for later.
+// Every connection the transport uses is wrapped in a recorder, armed for
+// one Fetch from the moment the connection is handed to its request until
+// the body has been read, so that on a keep-alive connection each capture
+// holds its own exchange only. RawRequest, RawHeader and RawBody are then
+// the bytes as written and received: the final response's header exactly
+// as sent (1xx interim responses dropped), and the body with its transfer
+// coding. Without a transfer coding RawBody is Body itself, not a copy;
+// reads past MaxBodyBytes plus the header limit are not recorded.
+// Proxy-Authorization is removed from RawRequest. Where the wire bytes are
+// not plain HTTP (https through a CONNECT tunnel or a socks proxy, where
+// the recorder sees only TLS records) or do not match what net/http
+// parsed, the three are rebuilt from the parsed messages instead and
+// Response.Reserialized says so. In both cases reading RawHeader followed
+// by RawBody as an HTTP response gives Body.
+//
+// HTTP/2 is off: WARC stores HTTP/1.1 messages, so TLS offers only
+// http/1.1 by ALPN.
 package fetch

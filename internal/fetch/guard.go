@@ -106,3 +106,21 @@ func isNumericLabel(s string) bool {
 	}
 	return strings.Trim(s, "0123456789") == ""
 }
+
+// forbiddenError is a refusal by the dial-time guard: host (a name, or the
+// literal address itself) resolved to addr, which is forbidden. It wraps
+// ErrForbiddenAddress; its text leaves out the sentinel's "fetch: " prefix,
+// since it is always wrapped by a "fetch: get <url>: " error.
+type forbiddenError struct {
+	host string
+	addr netip.Addr
+}
+
+func (e *forbiddenError) Error() string {
+	if e.host == e.addr.String() {
+		return "forbidden address: " + e.host
+	}
+	return "forbidden address: " + e.host + " resolves to " + e.addr.String()
+}
+
+func (e *forbiddenError) Unwrap() error { return ErrForbiddenAddress }

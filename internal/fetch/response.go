@@ -40,25 +40,59 @@ type Response struct {
 	// IP is the remote address actually connected to; behind a proxy it is
 	// the proxy's.
 	IP string
-	// Start is taken just before the request was written to the
-	// connection; End after the body was read or cut.
-	Start, End time.Time
-	// RawRequest is the HTTP/1.1 request message as written: request line
+	// Start is taken when the connection for the request was obtained,
+	// just before the request was written; FirstByte when the first byte
+	// of the response arrived (of an interim 1xx response, if any), so
+	// FirstByte−Start is the server's time to first byte; End after the
+	// body was read or cut. When the transport retried on a fresh
+	// connection, the times are the last attempt's.
+	Start, FirstByte, End time.Time
+
+	// The exchange as it went over the wire, for the WARC request and
+	// response records. There are two paths:
+	//
+	// Exact (Reserialized false): the connection was recorded. RawRequest,
+	// RawHeader and RawBody are bytes as written and as received; only a
+	// Proxy-Authorization field line is removed from RawRequest.
+	//
+	// Re-serialized (Reserialized true): the bytes on the connection were
+	// not HTTP in the clear (https through a proxy's CONNECT tunnel or a
+	// socks proxy: we only see the TLS records), or did not hold what the
+	// transport parsed (a recording cut by its memory bound, say). Then
+	// RawRequest is rebuilt from the header fields net/http wrote,
+	// RawHeader is re-serialized from Header, and RawBody is Body.
+	//
+	// Either way, http.ReadResponse over RawHeader followed by RawBody
+	// yields Body (the part of it that arrived, for a truncated body).
+
+	// RawRequest is the HTTP/1.1 request message: request line
 	// (origin-form, or absolute-form for http URLs sent through an http(s)
-	// proxy), header fields in the order written, CRLF, empty line. No
-	// body, and no Proxy-Authorization (credentials stay out of the
-	// archive). A server that answers before reading the request can leave
-	// it incomplete.
+	// proxy), header fields in the order written, empty line. No body, and
+	// never Proxy-Authorization (credentials stay out of the archive). A
+	// server that answers before reading the request can leave it
+	// incomplete.
 	RawRequest []byte
-	// RawHeader is the response status line and header block, ending in
-	// CRLF CRLF, re-serialized from Header: field names canonicalized,
-	// fields sorted by name, and framing as it applies to Body (no
-	// Transfer-Encoding; no Content-Length when the body came chunked,
-	// since the WARC record's length frames Body). Content-Encoding and a
-	// received Content-Length are kept. Known limitation: the original
-	// byte-for-byte header (field order, case, folding) is not preserved;
-	// exact wire capture comes later.
+	// RawHeader is the final response's status line and header block up
+	// to and including the empty line. Exact: as received, 1xx interim
+	// responses (100 Continue, 103 Early Hints) that preceded it left
+	// out, field order, case and line endings (a bare LF from a sloppy
+	// server) kept, Transfer-Encoding included. Re-serialized: field names
+	// canonicalized, fields sorted by name, lines ending in CRLF, and
+	// framing as it applies to Body (no Transfer-Encoding; no
+	// Content-Length when the body came chunked, since the WARC record's
+	// length frames Body); Content-Encoding and a received Content-Length
+	// are kept.
 	RawHeader []byte
+	// RawBody is the message body. Exact: as received, transfer coding
+	// (chunked framing, chunk extensions, trailer section) and content
+	// coding kept. Without a transfer coding it is Body itself (the same
+	// backing array, not a copy). When the body was truncated it is cut
+	// at the point where the received data reached len(Body), so it is a
+	// prefix of what the server sent. Re-serialized: Body.
+	RawBody []byte
+	// Reserialized reports that RawRequest, RawHeader and RawBody are not
+	// the exact bytes exchanged (see above), which the archive notes.
+	Reserialized bool
 }
 
 // Location returns the absolute redirect target of a 3xx response (other
