@@ -57,3 +57,55 @@ func BenchmarkHTML(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHTMLEncodings measures extraction of pages in other encodings
+// than ASCII-only UTF-8: the benchPage article with its prose and some
+// link queries in French or Japanese, encoded and declared as a crawler
+// meets them.
+func BenchmarkHTMLEncodings(b *testing.B) {
+	french := strings.NewReplacer(
+		"The bar-tailed godwit flies without stopping",
+		"La barge rousse vole sans s’arrêter, d’Alaska à la Nouvelle-Zélande — été comme hiver",
+		"?ref=news", "?ref=actualités", "lovely birds!", "très beaux oiseaux !")
+	japanese := strings.NewReplacer(
+		"The bar-tailed godwit flies without stopping",
+		"オオソリハシシギはアラスカからニュージーランドまで休まずに飛ぶ",
+		"?ref=news", "?ref=ニュース", "lovely birds!", "美しい鳥ですね！")
+	page := mustURL("https://www.example.com/science/godwits")
+	tests := []struct {
+		name, label, contentType string
+		replacer                 *strings.Replacer
+	}{
+		{"utf-8", "utf-8", "text/html; charset=utf-8", french},
+		{"utf-8-sniffed", "utf-8", "text/html", japanese},
+		{"windows-1252-header", "windows-1252", "text/html; charset=ISO-8859-1", french},
+		{"shift_jis-meta", "shift_jis", "text/html", japanese},
+	}
+	for _, tt := range tests {
+		b.Run(tt.name, func(b *testing.B) {
+			src := tt.replacer.Replace(string(benchPage()))
+			if tt.name == "utf-8-sniffed" {
+				src = strings.Replace(src, `<meta charset="utf-8">`, "", 1)
+			} else {
+				src = strings.Replace(src, `<meta charset="utf-8">`, `<meta charset="`+tt.label+`">`, 1)
+			}
+			body := []byte(encodeIn(b, tt.label, src))
+			o := &Options{ContentType: tt.contentType}
+			d, err := HTML(page, body, o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if d.Encoding != tt.label {
+				b.Fatalf("encoding %s (%s), want %s", d.Encoding, d.EncodingSource, tt.label)
+			}
+			b.Logf("page %d bytes, %d links, %s from %s", len(body), len(d.Links), d.Encoding, d.EncodingSource)
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := HTML(page, body, o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

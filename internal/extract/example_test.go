@@ -60,3 +60,20 @@ func ExampleHTML_robots() {
 	// https://example.com/forum/thread/43 nofollow: true
 	// https://spam.example/ nofollow: true
 }
+
+// A page in Latin-1, as its Content-Type says: the title is decoded, the
+// path of a link is UTF-8 and its query is in the page's encoding, as
+// browsers send it.
+func ExampleHTML_encoding() {
+	page, _ := url.Parse("http://example.com/menu")
+	body := []byte("<title>Caf\xe9 cr\xe8me</title><a href=\"/caf\xe9?q=cr\xe8me&amp;r=&#x65E5;\">search</a>")
+	d, err := extract.HTML(page, body, &extract.Options{ContentType: "text/html; charset=ISO-8859-1"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(d.Encoding, d.EncodingSource, d.Title)
+	fmt.Println(d.Links[0].URL)
+	// Output:
+	// windows-1252 header Café crème
+	// http://example.com/caf%C3%A9?q=cr%E8me&r=%26%2326085%3B
+}

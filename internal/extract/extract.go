@@ -1,13 +1,13 @@
 package extract
 
 import (
-	"bytes"
 	"errors"
 	"net/url"
 	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+	"golang.org/x/text/encoding"
 
 	"github.com/godwit-crawler/godwit/internal/robots"
 )
@@ -32,6 +32,10 @@ type Options struct {
 	// [Document.Robots]: the crawler's product tokens, such as "godwit".
 	// Compared case-insensitively; nil reads <meta name="robots"> only.
 	Agents []string
+	// ContentType is the Content-Type header of the response, if any
+	// ("text/html; charset=Shift_JIS"): its charset parameter, when it
+	// names an encoding, overrides any <meta> of the page.
+	ContentType string
 }
 
 // Default fills in unset fields.
@@ -91,6 +95,14 @@ type Document struct {
 	// wherever they are in the page. The X-Robots-Tag headers of the
 	// response are the caller's to merge in (robots.ParseXRobotsTag).
 	Robots robots.Directives
+	// Encoding is the character encoding the page was decoded from, its
+	// WHATWG name in lower case: "utf-8", "windows-1252", "shift_jis",
+	// "euc-kr", ... (labels are resolved: "latin1" and "iso-8859-1" are
+	// "windows-1252", "sjis" is "shift_jis"). See the package doc.
+	Encoding string
+	// EncodingSource is where Encoding came from: SourceBOM,
+	// SourceHeader, SourceMeta, SourceSniffed or SourceDefault.
+	EncodingSource string
 }
 
 // pending is a link found by the tokenizer, resolved once the base is
@@ -109,7 +121,8 @@ func Links(page *url.URL, body []byte) ([]Link, error) {
 	return d.Links, nil
 }
 
-// HTML extracts the title and outlinks of body, the HTML page at URL page.
+// HTML extracts the title and outlinks of body, the HTML page at URL page,
+// after decoding it from its character encoding (see the package doc).
 // o may be nil for the defaults. The only errors are an unusable page URL
 // ([ErrPageURL]); malformed HTML is read as browsers read it.
 func HTML(page *url.URL, body []byte, o *Options) (*Document, error) {
@@ -122,7 +135,22 @@ func HTML(page *url.URL, body []byte, o *Options) (*Document, error) {
 	}
 	opts.Default()
 
-	d := &Document{}
+	cs := determine(body, opts.ContentType)
+	d, changed := scan(page, body, cs, &opts)
+	if changed != nil {
+		// A <meta> past the prescan named another encoding: start again
+		// in it, as browsers reload. It is certain, so this happens once.
+		d, _ = scan(page, body, *changed, &opts)
+	}
+	return d, nil
+}
+
+// scan tokenizes body decoded from cs and collects the document. If cs is
+// tentative and the tokenizer meets a <meta> that declares another
+// encoding, scan stops and returns that encoding instead, as the HTML
+// standard's "change the encoding".
+func scan(page *url.URL, body []byte, cs charset, opts *Options) (*Document, *charset) {
+	d := &Document{Encoding: cs.name, EncodingSource: cs.source}
 	var (
 		refs      []pending
 		base      string
@@ -132,12 +160,13 @@ func HTML(page *url.URL, body []byte, o *Options) (*Document, error) {
 		titleDone bool
 		foreign   int // depth of <svg> and <math>, whose <title> is not the page's
 	)
-	z := html.NewTokenizer(bytes.NewReader(body))
+	z := html.NewTokenizer(cs.reader(body))
 loop:
 	for {
 		switch tt := z.Next(); tt {
 		case html.ErrorToken:
-			// io.EOF: a bytes.Reader has no other errors.
+			// io.EOF: the readers of charset.reader have no other
+			// errors.
 			break loop
 		case html.TextToken:
 			if inTitle && len(title) < 4*MaxTitle {
@@ -184,8 +213,20 @@ loop:
 					foreign++
 				}
 			case "meta":
-				if name, content, ok := metaAttrs(z); ok && metaApplies(name, opts.Agents) {
-					d.Robots = d.Robots.Merge(robots.ParseMeta(content))
+				m := readMeta(z)
+				if m.hasName && m.hasContent && metaApplies(m.name, opts.Agents) {
+					d.Robots = d.Robots.Merge(robots.ParseMeta(m.content))
+				}
+				if cs.certain || foreign > 0 {
+					continue
+				}
+				if name, enc, ok := m.encoding(); ok {
+					if name != cs.name && cs.name != "utf-16le" && cs.name != "utf-16be" {
+						return nil, &charset{name: name, enc: enc, source: SourceMeta, certain: true}
+					}
+					// The same encoding: now certain, and owed to a <meta>.
+					cs.certain, cs.source = true, SourceMeta
+					d.EncodingSource = SourceMeta
 				}
 			case "noscript", "noframes":
 				// Read the content as markup, not raw text.
@@ -207,15 +248,16 @@ loop:
 	}
 
 	d.Title = cleanTitle(title)
+	qe := newQueryEncoder(cs)
 	baseURL := page
 	if haveBase {
-		if b, ok := resolve(page, base); ok {
+		if b, ok := resolve(baseURL, base, qe); ok {
 			baseURL = b
 		}
 	}
 	d.Links = make([]Link, 0, len(refs))
 	for _, p := range refs {
-		u, ok := resolve(baseURL, p.ref)
+		u, ok := resolve(baseURL, p.ref, qe)
 		if !ok {
 			continue
 		}
@@ -306,22 +348,48 @@ func equalFoldASCII(a, b string) bool {
 	return true
 }
 
-// metaAttrs reads the name and content attributes of the current <meta>
-// tag; ok is false unless it has both. The first of repeated attributes
-// wins.
-func metaAttrs(z *html.Tokenizer) (name, content string, ok bool) {
-	var haveName, haveContent bool
+// meta is the attributes of a <meta> tag that matter to us. The first of
+// repeated attributes wins.
+type meta struct {
+	name, content, charset, httpEquiv             string
+	hasName, hasContent, hasCharset, hasHTTPEquiv bool
+}
+
+// readMeta reads the attributes of the current <meta> tag.
+func readMeta(z *html.Tokenizer) meta {
+	var m meta
 	for more := true; more; {
 		var k, v []byte
 		k, v, more = z.TagAttr()
 		switch {
-		case !haveName && string(k) == "name":
-			name, haveName = string(v), true
-		case !haveContent && string(k) == "content":
-			content, haveContent = string(v), true
+		case !m.hasName && string(k) == "name":
+			m.name, m.hasName = string(v), true
+		case !m.hasContent && string(k) == "content":
+			m.content, m.hasContent = string(v), true
+		case !m.hasCharset && string(k) == "charset":
+			m.charset, m.hasCharset = string(v), true
+		case !m.hasHTTPEquiv && string(k) == "http-equiv":
+			m.httpEquiv, m.hasHTTPEquiv = string(v), true
 		}
 	}
-	return name, content, haveName && haveContent
+	return m
+}
+
+// encoding returns the encoding the <meta> declares, by its charset
+// attribute or else as <meta http-equiv=content-type content=...>, as
+// the HTML standard's tree builder reads a <meta>.
+func (m meta) encoding() (string, encoding.Encoding, bool) {
+	if m.hasCharset {
+		if name, enc, ok := fromMeta(m.charset); ok {
+			return name, enc, true
+		}
+	}
+	if m.hasHTTPEquiv && m.hasContent && equalFoldASCII(m.httpEquiv, "content-type") {
+		if label, ok := metaCharset(m.content); ok {
+			return fromMeta(label)
+		}
+	}
+	return "", nil, false
 }
 
 // metaApplies reports whether a <meta> tag named name speaks to us:
@@ -382,9 +450,9 @@ func removeTabsNewlines(s string) string {
 }
 
 // resolve resolves the attribute value ref against base, after the
-// clean-up browsers apply, and reports whether the result is an http(s)
+// clean-up browsers apply, its query encoded by qe, and reports whether the result is an http(s)
 // URL with a host.
-func resolve(base *url.URL, ref string) (*url.URL, bool) {
+func resolve(base *url.URL, ref string, qe *queryEncoder) (*url.URL, bool) {
 	// C0 controls and spaces around the value go, as in the URL parser.
 	ref = strings.TrimFunc(ref, func(r rune) bool { return r <= ' ' })
 	if strings.ContainsAny(ref, "\t\n\r") {
@@ -400,6 +468,16 @@ func resolve(base *url.URL, ref string) (*url.URL, bool) {
 	}
 	if strings.Contains(ref[:end], `\`) {
 		ref = strings.ReplaceAll(ref[:end], `\`, "/") + ref[end:]
+	}
+	if end < len(ref) && ref[end] == '?' {
+		q := end + 1
+		qend := strings.IndexByte(ref[q:], '#')
+		if qend < 0 {
+			qend = len(ref)
+		} else {
+			qend += q
+		}
+		ref = ref[:q] + qe.encode(ref[q:qend]) + ref[qend:]
 	}
 	r, err := url.Parse(escapeStray(ref))
 	if err != nil {

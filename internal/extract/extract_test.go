@@ -55,7 +55,7 @@ func TestLinks(t *testing.T) {
 		{
 			name: "entities",
 			html: `<a href="/p?a=1&amp;b=2&lt;">x</a><a href="/q?a=1&b=2&copy=3">y</a><a href="&#47;r">z</a>`,
-			want: []string{"http://example.com/p?a=1&b=2<", "http://example.com/q?a=1&b=2&copy=3", "http://example.com/r"},
+			want: []string{"http://example.com/p?a=1&b=2%3C", "http://example.com/q?a=1&b=2&copy=3", "http://example.com/r"},
 		},
 		{
 			name: "frames",
@@ -176,7 +176,8 @@ func TestTitle(t *testing.T) {
 		{`<title/>`, ""},
 		{`<p>no title</p>`, ""},
 		{`<title>` + long + `</title>`, long[:MaxTitle]},
-		{"<title>bad \xff utf-8</title>", "bad \uFFFD utf-8"},
+		{"<meta charset=utf-8><title>bad \xff utf-8</title>", "bad \uFFFD utf-8"},
+		{"<title>no charset: \xff is windows-1252</title>", "no charset: \u00ff is windows-1252"},
 		{`<title>unterminated`, "unterminated"},
 	}
 	for _, tt := range tests {
