@@ -36,6 +36,13 @@ func (f *fakewebFlags) register(fs *pflag.FlagSet, d fakeweb.Config) {
 	fs.Int64Var(&f.cfg.Seed, "seed", d.Seed, "PRNG seed: the same seed gives the same web")
 	fs.BoolVar(&f.cfg.Sitemaps, "sitemaps", d.Sitemaps, "robots.txt lists a sitemap index (one gzip child) that also lists pages nothing links to")
 	fs.BoolVar(&f.cfg.PageSignals, "page-signals", d.PageSignals, "some pages carry meta robots, X-Robots-Tag and rel=nofollow; some pages are reachable only through nofollow")
+	fs.BoolVar(&f.cfg.Hostile, "hostile", d.Hostile, "hostile hosts link to slow, hanging, dripping, 20 MB, gzip/zstd-bomb, 429/503, redirect-loop, error, non-HTML, legacy-charset and malformed resources; one storm host answers 503 for a while")
+	h := &f.cfg.HostileConfig
+	fs.IntVar(&h.Every, "hostile-every", d.HostileConfig.Every, "with --hostile, host i is hostile when i % N == 0 (0: every host)")
+	fs.DurationVar(&h.SlowDelay, "hostile-slow", d.HostileConfig.SlowDelay, "with --hostile, how long /x/slow takes (0: 1.5s)")
+	fs.DurationVar(&h.RetryAfter, "hostile-retry-after", d.HostileConfig.RetryAfter, "with --hostile, the Retry-After of the retry pages, whole seconds (0: 2s)")
+	fs.IntVar(&h.StormHost, "hostile-storm-host", d.HostileConfig.StormHost, "with --hostile, index of the storm host (0: the last host; negative: none)")
+	fs.DurationVar(&h.StormFor, "hostile-storm", d.HostileConfig.StormFor, "with --hostile, how long the storm host answers 503 (0: 3s)")
 	fs.StringVar(&f.robots, "robots", robotsNames(d.Robots),
 		"comma-separated robots.txt variants, cycled over the hosts: "+robotsNames(allRobotsKinds()))
 }
@@ -139,6 +146,14 @@ func printFakewebBanner(w io.Writer, addr string, cfg fakeweb.Config) {
 	fmt.Fprintf(w, "fakeweb listening on %s\n", base)
 	fmt.Fprintf(w, "  %d hosts × %d pages under %s; robots.txt variants %s\n",
 		cfg.Hosts, cfg.PagesPerHost, cfg.Domain, robotsNames(cfg.Robots))
+	if cfg.Hostile {
+		h := cfg.HostileConfig
+		storm := "none"
+		if h.StormHost >= 0 {
+			storm = fmt.Sprintf("h%d.%s for %v", h.StormHost, cfg.Domain, h.StormFor)
+		}
+		fmt.Fprintf(w, "  hostile:   hosts hK with K %% %d == 0 (resources under /x/); storm host %s\n", h.Every, storm)
+	}
 	fmt.Fprintf(w, "  seeds:     %s/_fakeweb/seeds (or write them with --seeds-out FILE)\n", base)
 	fmt.Fprintf(w, "  crawl it:  godwit crawl --proxy %s --seeds FILE\n", base)
 	fmt.Fprintf(w, "  report:    curl '%s/_fakeweb/report?delay=%s'\n", base, time.Second)

@@ -35,6 +35,7 @@ const (
 	resNofollow   // "/nofollow/N", only linked through nofollow
 	resFollow     // "/follow/N", only linked from pages whose signals godwit must ignore
 	resWild       // wildPaths[n], on RobotsWildcard hosts
+	resHostile    // hostileSpecs[n], with Config.Hostile
 )
 
 type resource struct {
@@ -187,7 +188,7 @@ func (w *Web) resolveFeature(host int, clean string) (resource, bool) {
 			return resource{kind: resWild, n: n}, true
 		}
 	}
-	return resource{}, false
+	return w.resolveHostile(host, clean)
 }
 
 // clean is cleanPath, after removing ";jsessionid=..." path parameters
@@ -255,6 +256,8 @@ func appendPath(dst []byte, t target) []byte {
 		prefix = followPrefix
 	case resWild:
 		return append(dst, wildPaths[t.n]...)
+	case resHostile:
+		return append(dst, hostileSpecs[t.n].path...)
 	default:
 		if t.n == 0 {
 			return append(dst, '/')
@@ -272,16 +275,18 @@ func pathOf(t target) string {
 
 // Identity returns the resource rawURL names, as the judge tells URLs
 // apart when it counts duplicates: the canonical host and cleaned path
-// ("h3.fake.test/p/7"), with the sorted query of a search trap page. Two
+// ("h3.fake.test/p/7"), with the sorted query of a search trap page, and
+// with the query of a charset query target of the hostile web. Two
 // URLs with one identity are one page. ok is false for URLs that are not
 // absolute http URLs of a host of this web.
 func (w *Web) Identity(rawURL string) (id string, ok bool) {
-	host, clean, ok := w.parseURL(rawURL)
+	host, clean, q, ok := w.parseRequestURL(rawURL)
 	if !ok {
 		return "", false
 	}
-	if w.resolve(host, clean).kind == resSearch {
+	res := w.resolveQuery(host, clean, q.rawQuery)
+	if res.kind == resSearch {
 		return w.hostName(host) + searchKey(rawURL), true
 	}
-	return w.hostName(host) + clean, true
+	return w.hostName(host) + clean + querySuffix(res), true
 }

@@ -201,6 +201,16 @@ type Config struct {
 	// pages whose signals do not apply to godwit (see the package
 	// documentation).
 	PageSignals bool
+	// Hostile gives hostile hosts (see HostileConfig.Every) slow, hanging,
+	// dripping, huge and compressed-bomb resources, retry pages, redirect
+	// chains and loops, error pages, non-HTML files, pages in legacy
+	// charsets and tag soup, all linked from their home pages, validators
+	// and 304 answers on their pages, and a storm host (see the package
+	// documentation, "Hostile web").
+	Hostile bool
+	// HostileConfig tunes Hostile; it is ignored, and left alone by
+	// Default, while Hostile is off.
+	HostileConfig HostileConfig
 }
 
 // Default fills zero fields with the defaults documented on each field.
@@ -235,6 +245,9 @@ func (c *Config) Default() {
 	if c.OrphanPages == 0 {
 		c.OrphanPages = 5
 	}
+	if c.Hostile {
+		c.HostileConfig.defaults(c.Hosts)
+	}
 }
 
 // Validate reports every setting that cannot work. It expects Default to
@@ -258,7 +271,7 @@ func (c Config) Validate() error {
 	} else if c.Hosts >= 1 && c.Hosts <= maxHosts && c.Hosts*c.PagesPerHost > maxPages {
 		bad("%d hosts × %d pages exceeds %d pages in all", c.Hosts, c.PagesPerHost, maxPages)
 	} else if c.Hosts >= 1 && c.Hosts <= maxHosts && c.OrphanPages <= maxOrphanPages && c.Hosts*(c.PagesPerHost+c.extraPages()) > maxPages {
-		bad("%d hosts × (%d pages + %d orphan, signal and wildcard pages) exceeds %d pages in all",
+		bad("%d hosts × (%d pages + %d orphan, signal and wildcard pages, hostile ones included) exceeds %d pages in all",
 			c.Hosts, c.PagesPerHost, c.extraPages(), maxPages)
 	}
 	if c.LinksPerPage < 2 || c.LinksPerPage > maxLinksPerPage {
@@ -292,6 +305,11 @@ func (c Config) Validate() error {
 	if c.FlakyRobotsFailures < 1 || c.FlakyRobotsFailures > maxFlaky {
 		bad("flaky robots failures %d is outside 1..%d", c.FlakyRobotsFailures, maxFlaky)
 	}
+	if c.Hostile {
+		if err := c.HostileConfig.validate(c.Hosts); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -323,7 +341,9 @@ func (c Config) wildPages() int {
 
 // extraPages is the number of pages per host beyond PagesPerHost that
 // the ground truth can hold.
-func (c Config) extraPages() int { return c.orphans() + c.signalPages() + c.wildPages() }
+func (c Config) extraPages() int {
+	return c.orphans() + c.signalPages() + c.wildPages() + c.hostilePages()
+}
 
 // share maps the "negative means none" convention onto a probability.
 func share(v float64) float64 { return max(v, 0) }

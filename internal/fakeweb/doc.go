@@ -68,11 +68,114 @@
 // robots noindex meta tags, /follow/1 from otherbot meta tags, /follow/2
 // from otherbot X-Robots-Tags, /follow/3 from "noindex, noarchive" ones.
 //
+// # Hostile web
+//
+// With Config.Hostile, hostile hosts (host i when i%HostileConfig.Every
+// == 0; every host by default) carry the resources below, all on the host
+// itself, under /x/. The home page of a hostile host links to each one
+// marked (home) with a plain root-relative <a href>; the others are
+// reached through them. Report.Hostile counts the requests for each, by
+// the name in brackets. What is a page is in the ground truth (reached
+// from the home page, one level per link, a redirect's target at the
+// redirect's depth); what is not a page but linked is fetched by a
+// correct crawl without being out of it.
+//
+//   - /x/slow [slow] (home): a page answered after HostileConfig.SlowDelay
+//     (1.5s), linking to the page /x/slow-next [slow-next].
+//   - /x/hang [hang] (home): never answers, until the client goes away or
+//     the web is closed; then the connection is dropped. Not a page. The
+//     judge takes the request to end 100ms before the server saw the
+//     client go away, since the client may have moved on by then.
+//   - /x/drip [drip] (home): 200 text/html with no Content-Length at
+//     once, then "tide " every DripInterval (100ms) for DripFor (60s)
+//     or until the client goes away. Not a page. Its request is logged
+//     as answered (200) when the headers go out, but like a request never
+//     answered it does not make a retry a duplicate.
+//   - /x/big [big] (home): a page of exactly 20,000,000 bytes of
+//     text/html, streamed, whose first KB links to the page /x/big-next
+//     [big-next]; past 10 MiB it links to /x/big-tail [big-tail], which
+//     answers 200 but is not in the ground truth.
+//   - /x/bomb.html.gz [gzip-bomb] and /x/bomb.html.zst [zstd-bomb] (home):
+//     200 text/html with Content-Encoding gzip or zstd, whatever the
+//     request's Accept-Encoding, about 1 MB (gzip) or 40 KB (zstd) that
+//     decompress to about 1 GiB: the start of a page, then spaces. They
+//     are concatenated gzip members or zstd frames, compressed once per
+//     Web on first use. Not pages.
+//   - /x/retry/429 [retry-429], /x/retry/503 [retry-503-date],
+//     /x/retry/429-bare [retry-429-bare], /x/retry/503-bare
+//     [retry-503-bare] (home): pages that answer the first
+//     HostileConfig.RetryFailures (1) requests of each host with 429 and
+//     "Retry-After: <seconds>" (RetryAfter, 2s), 503 and Retry-After as an
+//     HTTP-date (rounded up to the second), 429 without Retry-After and
+//     503 without Retry-After, then 200.
+//   - /x/chain/0 [chain-301] (home) answers 301 to /x/chain/1
+//     [chain-302], which answers 302 to "/x/chain/2" (root-relative)
+//     [chain-308], which answers 308 to the page /x/chain/end [chain-end].
+//   - /x/loop/a [loop-a] (home) answers 302 to /x/loop/b [loop-b], which
+//     answers 302 back; /x/loop/self [loop-self] (home) answers 301 to
+//     itself. Fetching each once is fine; again is a duplicate.
+//   - /x/cross [cross-host] (home) answers 301 to the page /x/landing
+//     [landing] of the next host, h(i+1) (h0 after the last), which has
+//     that page whether hostile or not.
+//   - /x/relative [relative] (home) answers 307 with "Location:
+//     relative-end", the page /x/relative-end [relative-end].
+//   - /x/status/404 [status-404], /x/status/410 [status-410] and
+//     /x/status/500 [status-500] (home) always answer so. Not pages.
+//   - /x/files/report.pdf [pdf], /x/files/image.png [png],
+//     /x/files/data.json [json] and /x/files/notes.txt [text] (home):
+//     files that are not HTML. The URLs written in them
+//     ("http://h0.<domain>/never-follow-me", /x/never-follow-...) are not
+//     links: they answer 404 and are out of the ground truth. Not pages.
+//   - /x/files/untyped [untyped] (home): a page of HTML sent with no
+//     Content-Type header at all, linking to the page /x/sniffed
+//     [sniffed]: a crawler must sniff it.
+//   - /x/cs/latin1-http, /x/cs/latin1-meta, /x/cs/sjis-http and
+//     /x/cs/sjis-meta [charset-<name>] (home): pages in windows-1252
+//     (labelled ISO-8859-1) and Shift_JIS, the charset declared by the
+//     Content-Type header only (-http) or by <meta charset> (latin1-meta)
+//     or <meta http-equiv="Content-Type"> (sjis-meta) only. Each links to
+//     two pages: /x/cs/<name>/<word> [charset-<name>-path], a non-ASCII
+//     word in the path, and /x/cs/<name>/q?q=<word>
+//     [charset-<name>-query], one in the query, written in the page's
+//     charset. As the WHATWG URL standard resolves them, the path is
+//     percent-encoded UTF-8 ("/x/cs/latin1-http/caf%C3%A9") and the query
+//     percent-encoded in the page's charset ("q=cr%E8me"); the server
+//     answers 200 there only (comparing the percent-decoded bytes of the
+//     query) and 404 at any other spelling. Report.CharsetLinks and
+//     CharsetLinksFetched count these pages.
+//   - /x/malformed [malformed] (home): tag soup (unclosed tags, unquoted
+//     attributes, an attribute split across lines, a NUL byte, a stray
+//     </html>, an unterminated comment at the end) linking to the pages
+//     /x/mal/0..2 [malformed-0..2] before the comment, in which a link
+//     to /x/never-follow-comment hides.
+//
+// The ordinary pages ("/" and /p/N) of a hostile host carry an ETag and a
+// Last-Modified, and answer 304 with no body to a request
+// whose If-None-Match matches (weak comparison, "*" matches) or, without
+// If-None-Match, whose If-Modified-Since is not earlier than
+// Last-Modified (RFC 9110 section 13.2.2). Report counts conditional
+// requests and 304 answers; a 304 covers a page like a 200.
+//
+// The storm host (HostileConfig.StormHost, the last host by default,
+// hostile or not) answers 503 to every request but robots.txt for
+// StormFor (3s) from its first request of any kind, then recovers;
+// the 503s carry Retry-After only with StormRetryAfter. Report.Hostile
+// counts them under "storm".
+//
+// The judge holds a crawler to every Retry-After the web sends: no
+// request to that host, robots.txt included, may start before the time
+// it names (ViolationRetryAfter). A request answered 429 or 5xx, like
+// one never answered, does not make a later one a duplicate. Retry pages,
+// storm answers and the first request of each host are the history the
+// hostile web keeps; Reset starts it again.
+//
 // Pages are generated on demand from (Seed, host, page), never stored: the
 // same Config gives byte-identical pages, and memory does not grow with
 // the size of the web. Only the request log grows, one entry per request.
 // Every feature above is opt-in, and without them the web is what it was
-// before they existed, byte for byte (testdata/golden.txt pins it).
+// before they existed, byte for byte (testdata/golden.txt pins it). The
+// hostile web's streamed bodies are written piece by piece, never held;
+// its one cache is the compressed bombs, about 1 MB per Web.
 //
 // One listener is both an HTTP forward proxy (absolute request-URIs;
 // CONNECT, hence https, is refused with 405) and the origin of every
@@ -107,14 +210,16 @@
 // # Concurrency and ownership
 //
 // A Web is safe for concurrent use: its configuration never changes after
-// New, pages are pure functions of it, and the request log and the counts
-// of flaky robots.txt requests are guarded by mutexes. New starts nothing. Serve owns the http.Server it creates and the
+// New, pages are pure functions of it, and the request log the counts
+// of flaky robots.txt requests and the history of the hostile web are
+// guarded by mutexes. New starts nothing. Serve owns the http.Server it creates and the
 // listener it is given, which it closes; when its ctx is done it returns
 // once every handler has returned (connections that linger past a short
 // grace period are closed by force). The handler from Handler may instead be mounted on a server
 // the caller owns; then the caller should call Close before closing that
 // server, since a hanging robots.txt otherwise waits for its client to
 // give up. Close ends every wait in every handler of the web, now and
-// later, by dropping the connection unanswered; it does not close any
-// listener or server.
+// later, by dropping the connection unanswered, and fails every write of
+// the hostile web's streams (a drip, a big page, a bomb) even to a client
+// that stopped reading; it does not close any listener or server.
 package fakeweb

@@ -63,6 +63,8 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		RawURL:    rawURL,
 		UserAgent: r.UserAgent(),
 		Proxy:     proxy,
+		Conditional: virtual && w.cfg.Hostile &&
+			(len(r.Header.Values("If-None-Match")) > 0 || r.Header.Get("If-Modified-Since") != ""),
 	})
 	defer e.finish(0) // only counts if the handler gives up without answering
 
@@ -75,30 +77,47 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	case r.Method != http.MethodGet && r.Method != http.MethodHead:
 		resp = plain(http.StatusMethodNotAllowed)
 	default:
-		res := w.resolve(host, w.clean(reqPath))
+		res := w.resolveQuery(host, w.clean(reqPath), r.URL.RawQuery)
 		if res.kind == resRobots && w.kind(host) == RobotsFlaky && w.flaky.fail(host, w.cfg.FlakyRobotsFailures) {
 			resp = plain(http.StatusServiceUnavailable)
 			break
 		}
+		if w.cfg.Hostile {
+			var gated bool
+			if resp, gated = w.hostileGate(host, res, time.Now()); gated {
+				break
+			}
+		}
 		resp = w.respond(host, res, w.reqInfo(reqPath, r.URL.RawQuery))
+		if resp.etag != "" && notModified(r.Header, resp.etag, resp.lastModified) {
+			resp = response{status: http.StatusNotModified, etag: resp.etag, lastModified: resp.lastModified}
+		}
 	}
-	if resp.hang || w.cfg.Latency > 0 {
-		if !w.wait(r.Context(), resp.hang) {
+	if d := w.cfg.Latency + resp.delay; resp.hang || d > 0 {
+		if !w.wait(r.Context(), d, resp.hang) {
 			// Dropping the connection is the only way not to answer:
 			// returning normally would send an empty 200.
 			panic(http.ErrAbortHandler)
 		}
 	}
-	e.finish(resp.status)
-	resp.write(rw, r.Method == http.MethodHead)
+	var until time.Time
+	if resp.retryAfter > 0 {
+		resp.retryHeader, until = retryHeader(time.Now(), resp.retryAfter, resp.retryDate)
+	}
+	e.finishUntil(resp.status, until)
+	head := r.Method == http.MethodHead
+	resp.write(rw, head)
+	if resp.stream != streamNone && !head {
+		w.writeStream(r.Context(), rw, host, resp.stream)
+	}
 }
 
-// wait sleeps for Latency, or forever, until ctx is done or the web is
-// closed. It reports whether the sleep ran its course.
-func (w *Web) wait(ctx context.Context, forever bool) bool {
+// wait sleeps for d, or forever, until ctx is done or the web is closed.
+// It reports whether the sleep ran its course.
+func (w *Web) wait(ctx context.Context, d time.Duration, forever bool) bool {
 	var timeout <-chan time.Time
 	if !forever {
-		t := time.NewTimer(w.cfg.Latency)
+		t := time.NewTimer(d)
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -114,8 +133,33 @@ func (w *Web) wait(ctx context.Context, forever bool) bool {
 
 func (resp response) write(rw http.ResponseWriter, head bool) {
 	h := rw.Header()
-	h.Set("Content-Type", resp.contentType)
-	h.Set("Content-Length", strconv.Itoa(len(resp.body)))
+	if resp.etag != "" {
+		h.Set("ETag", resp.etag)
+		h.Set("Last-Modified", resp.lastModified.UTC().Format(http.TimeFormat))
+	}
+	if resp.status == http.StatusNotModified {
+		rw.WriteHeader(resp.status)
+		return
+	}
+	switch {
+	case resp.untyped:
+		// A nil entry keeps the server from sniffing one.
+		h["Content-Type"] = nil
+	default:
+		h.Set("Content-Type", resp.contentType)
+	}
+	switch {
+	case resp.stream == streamNone:
+		h.Set("Content-Length", strconv.Itoa(len(resp.body)))
+	case resp.length >= 0:
+		h.Set("Content-Length", strconv.FormatInt(resp.length, 10))
+	}
+	if resp.encoding != "" {
+		h.Set("Content-Encoding", resp.encoding)
+	}
+	if resp.retryHeader != "" {
+		h.Set("Retry-After", resp.retryHeader)
+	}
 	if resp.location != "" {
 		h.Set("Location", resp.location)
 	}
@@ -126,7 +170,7 @@ func (resp response) write(rw http.ResponseWriter, head bool) {
 		h.Set("Allow", "GET, HEAD")
 	}
 	rw.WriteHeader(resp.status)
-	if !head {
+	if !head && resp.stream == streamNone {
 		// An error means the client went away; the log already has the
 		// answer we meant to give.
 		_, _ = rw.Write(resp.body)

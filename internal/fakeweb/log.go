@@ -33,6 +33,13 @@ type Request struct {
 	// Proxy is true when the request came with an absolute request-URI,
 	// that is through the forward proxy.
 	Proxy bool `json:"proxy"`
+	// Conditional is true when the request carried If-None-Match or
+	// If-Modified-Since (logged with Config.Hostile only).
+	Conditional bool `json:"conditional,omitempty"`
+	// RetryAfter, when the answer carried a Retry-After header, is the
+	// time before which the client must not send the host another
+	// request: End plus the delay in seconds, or the HTTP-date sent.
+	RetryAfter time.Time `json:"retry_after,omitzero"`
 }
 
 // requestLog is the append-only record of requests. Entries are appended
@@ -61,7 +68,11 @@ func (l *requestLog) begin(r Request) entry {
 }
 
 // finish records End and the status; only the first call counts.
-func (e *entry) finish(status int) {
+func (e *entry) finish(status int) { e.finishUntil(status, time.Time{}) }
+
+// finishUntil is finish for an answer that carries Retry-After, until
+// being the time it asks the client to wait for.
+func (e *entry) finishUntil(status int, until time.Time) {
 	if e.done {
 		return
 	}
@@ -72,6 +83,7 @@ func (e *entry) finish(status int) {
 	if e.gen == l.gen {
 		l.reqs[e.i].End = time.Now()
 		l.reqs[e.i].Status = status
+		l.reqs[e.i].RetryAfter = until
 	}
 }
 

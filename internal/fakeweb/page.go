@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 const (
@@ -24,6 +25,18 @@ type response struct {
 	body        []byte
 	robotsTag   string // an X-Robots-Tag header if set
 	hang        bool   // never answer
+
+	// Config.Hostile (see hostile_serve.go).
+	delay        time.Duration // wait this long (after Latency) before answering
+	stream       streamKind    // the body is written by writeStream, not held in body
+	length       int64         // the Content-Length of a stream, -1 if unknown
+	encoding     string        // a Content-Encoding header if set
+	untyped      bool          // send no Content-Type header at all
+	etag         string        // validators of a page of a hostile host
+	lastModified time.Time
+	retryAfter   time.Duration // a Retry-After header if set: seconds,
+	retryDate    bool          // or an HTTP-date
+	retryHeader  string        // its value, spelled when the answer is ready
 }
 
 // respond computes the answer for a resource of host, requested with q.
@@ -32,8 +45,12 @@ func (w *Web) respond(host int, res resource, q reqInfo) response {
 	case resRobots:
 		return w.robots(host)
 	case resPage:
-		return response{status: http.StatusOK, contentType: htmlType, body: w.render(host, res.n, false, q.sid),
+		resp := response{status: http.StatusOK, contentType: htmlType, body: w.render(host, res.n, false, q.sid),
 			robotsTag: signalSpecs[w.pageSignal(host, res.n)].header}
+		if w.isHostile(host) {
+			w.validators(&resp, host, res.n)
+		}
+		return resp
 	case resPrivate:
 		return response{status: http.StatusOK, contentType: htmlType, body: w.render(host, res.n, true, q.sid)}
 	case resCalendar, resLoop, resHidden:
@@ -57,6 +74,8 @@ func (w *Web) respond(host int, res resource, q reqInfo) response {
 		return w.followPage(host, res.n)
 	case resWild:
 		return w.wildPage(host, res.n)
+	case resHostile:
+		return w.hostileResponse(host, res.n)
 	}
 	return plain(http.StatusNotFound)
 }
@@ -284,6 +303,9 @@ func (w *Web) render(host, n int, private bool, sid string) []byte {
 	}
 	p.words(3)
 	p.s("</p>\n")
+	if n == 0 && !private && w.isHostile(host) {
+		writeHostileLinks(p)
+	}
 
 	const tail = "</body>\n</html>\n"
 	const closeP = "</p>\n"

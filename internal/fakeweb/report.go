@@ -50,6 +50,7 @@ const (
 	ViolationOutOfTruth      ViolationKind = "out_of_truth"     // a URL no correct crawl reaches
 	ViolationHiddenLink      ViolationKind = "hidden_link"      // a link only a comment or script carries
 	ViolationNofollowOnly    ViolationKind = "nofollow_only"    // a page only nofollow leads to
+	ViolationRetryAfter      ViolationKind = "retry_after"      // a request sooner than a Retry-After allowed
 )
 
 // Violation is one broken rule.
@@ -110,8 +111,10 @@ type Report struct {
 	// Duplicates counts requests, robots.txt aside, for a URL already
 	// answered once. URLs are compared after canonicalization (host case,
 	// ":80", query, fragment and dot segments folded), so "/p/7?utm_source=x"
-	// repeats "/p/7". A request that got no answer does not make later
-	// ones duplicates: retrying after a timeout is fine.
+	// repeats "/p/7". A request that got no answer, or was answered 429
+	// or 5xx, or was for the hostile web's endless /x/drip, does not make
+	// later ones duplicates: retrying after a timeout or a transient
+	// failure is fine.
 	Duplicates int `json:"duplicates"`
 	// NofollowOnlyFetched counts requests for pages (and redirects) that
 	// only nofollow leads to, with Config.PageSignals: in the ground truth
@@ -150,6 +153,32 @@ type Report struct {
 	TrapRequests int              `json:"trap_requests"`
 	Traps        map[TrapKind]int `json:"traps"`
 
+	// The hostile web (Config.Hostile); all zero or nil without it.
+	//
+	// RetryAfterSent counts answers that carried Retry-After, and
+	// RetryAfterViolations requests to a host (robots.txt included) that
+	// started after such an answer was ready and before the time it named
+	// (End plus the delay in seconds, or the HTTP-date, which the web
+	// rounds up to the second), less Judge.Tolerance.
+	RetryAfterSent       int `json:"retry_after_sent,omitempty"`
+	RetryAfterViolations int `json:"retry_after_violations,omitempty"`
+	// ConditionalRequests counts requests that carried If-None-Match or
+	// If-Modified-Since, and NotModified the 304 answers. A 304 for a page
+	// of the ground truth covers it as a 200 does.
+	ConditionalRequests int `json:"conditional_requests,omitempty"`
+	NotModified         int `json:"not_modified,omitempty"`
+	// CharsetLinks counts the charset targets in the ground truth (the
+	// pages the links of the legacy-charset pages name, at the URLs the
+	// WHATWG URL standard resolves them to), and CharsetLinksFetched those
+	// covered. They are also in Reachable and Covered.
+	CharsetLinks        int `json:"charset_links,omitempty"`
+	CharsetLinksFetched int `json:"charset_links_fetched,omitempty"`
+	// Hostile counts requests per hostile resource, by the names the
+	// package documentation lists ("slow", "hang", "gzip-bomb", ...), and
+	// under "storm" the storm host's 503 answers. Every name is present
+	// when Config.Hostile is on.
+	Hostile map[string]int `json:"hostile,omitempty"`
+
 	// Violations details the first 100 violations in the order the
 	// requests arrived.
 	Violations []Violation `json:"violations"`
@@ -161,7 +190,8 @@ type Report struct {
 func (r Report) OK() bool {
 	return r.ConcurrencyViolations == 0 && r.GapViolations == 0 && r.DisallowedRequests == 0 &&
 		r.BeforeRobots == 0 && r.UnavailableHostRequests == 0 && r.UnknownHostRequests == 0 &&
-		r.Duplicates == 0 && r.OutOfTruth == 0 && r.Traps[TrapHiddenLinks] == 0 && r.NofollowOnlyFetched == 0
+		r.Duplicates == 0 && r.OutOfTruth == 0 && r.Traps[TrapHiddenLinks] == 0 && r.NofollowOnlyFetched == 0 &&
+		r.RetryAfterViolations == 0
 }
 
 // TrapShare is TrapRequests as a share of all requests (0 when none).
@@ -183,6 +213,13 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "\nviolations: concurrency %d, gap %d, disallowed %d, before robots %d, unavailable host %d, unknown host %d, duplicates %d, out of truth %d, nofollow only %d",
 		r.ConcurrencyViolations, r.GapViolations, r.DisallowedRequests, r.BeforeRobots,
 		r.UnavailableHostRequests, r.UnknownHostRequests, r.Duplicates, r.OutOfTruth, r.NofollowOnlyFetched)
+	if r.Hostile != nil {
+		fmt.Fprintf(&b, ", retry-after %d\nhostile: retry-after sent %d, conditional %d, not modified %d, charset links %d/%d;",
+			r.RetryAfterViolations, r.RetryAfterSent, r.ConditionalRequests, r.NotModified, r.CharsetLinksFetched, r.CharsetLinks)
+		for _, k := range slices.Sorted(maps.Keys(r.Hostile)) {
+			fmt.Fprintf(&b, " %s %d", k, r.Hostile[k])
+		}
+	}
 	if len(r.Traps) > 0 {
 		fmt.Fprintf(&b, "\ntrap requests %d (%.2f%% of all):", r.TrapRequests, 100*r.TrapShare())
 		for _, k := range slices.Sorted(maps.Keys(r.Traps)) {
@@ -213,6 +250,8 @@ type hostTrack struct {
 	robotsDone time.Time // earliest End of a robots.txt answer but a redirect so far
 	robotsFail time.Time // earliest End of a 5xx robots.txt answer so far
 	robotsOK   time.Time // earliest End of a robots.txt answer below 500 but a redirect so far
+	retryFrom  time.Time // End of the answer that set retryUntil
+	retryUntil time.Time // latest time a Retry-After asked to wait for so far
 }
 
 // earliest lowers *t to u if *t is unset or later.
@@ -239,6 +278,12 @@ func (w *Web) Report(j Judge) Report {
 		linked = w.walk(seeds, j.MaxDepth, walk{sitemaps: false, nofollow: true})
 	}
 	rep := Report{Reachable: t.reachable, MinGap: map[string]time.Duration{}}
+	if w.cfg.Hostile {
+		rep.Hostile = map[string]int{hostileStorm: 0}
+		for _, s := range hostileSpecs {
+			rep.Hostile[s.name] = 0
+		}
+	}
 	if kinds := w.cfg.Traps.Kinds(); len(kinds) > 0 {
 		rep.Traps = make(map[TrapKind]int, len(kinds))
 		for _, k := range kinds {
@@ -267,7 +312,7 @@ func (w *Web) Report(j Judge) Report {
 		}
 		kind := w.kind(host)
 		clean := w.clean(q.Path)
-		res := w.resolve(host, clean)
+		res := w.resolveQuery(host, clean, strings.TrimPrefix(rawQuery(q.RawURL), "?"))
 
 		// The log is sorted by Start, so every request that could overlap
 		// this one has been seen.
@@ -275,10 +320,17 @@ func (w *Web) Report(j Judge) Report {
 			rep.ConcurrencyViolations++
 			rep.flag(ViolationConcurrency, q, "started while an earlier request to the host was in flight")
 		}
-		if q.End.IsZero() {
+		if end := q.End; end.IsZero() {
 			h.open++
-		} else if q.End.After(h.lastEnd) {
-			h.lastEnd = q.End
+		} else {
+			if q.Status == 0 && res.kind == resHostile && res.n == hxHang {
+				// The server learns that the client gave up only once it
+				// has, and the client may have moved on by then.
+				end = end.Add(-hangSlack)
+			}
+			if end.After(h.lastEnd) {
+				h.lastEnd = end
+			}
 		}
 
 		required := j.Delay
@@ -297,6 +349,22 @@ func (w *Web) Report(j Judge) Report {
 		}
 		h.requests++
 		h.lastStart = q.Start
+		if q.Conditional {
+			rep.ConditionalRequests++
+		}
+		if q.Status == http.StatusNotModified {
+			rep.NotModified++
+		}
+		if !h.retryUntil.IsZero() && q.Start.After(h.retryFrom) && q.Start.Before(h.retryUntil.Add(-j.Tolerance)) {
+			rep.RetryAfterViolations++
+			rep.flag(ViolationRetryAfter, q, "started %v before the time a Retry-After asked for", h.retryUntil.Sub(q.Start))
+		}
+		if !q.RetryAfter.IsZero() {
+			rep.RetryAfterSent++
+			if q.RetryAfter.After(h.retryUntil) {
+				h.retryFrom, h.retryUntil = q.End, q.RetryAfter
+			}
+		}
 
 		if res.robots() {
 			rep.RobotsRequests++
@@ -310,6 +378,12 @@ func (w *Web) Report(j Judge) Report {
 				}
 			}
 			continue
+		}
+		if res.kind == resHostile {
+			rep.Hostile[hostileSpecs[res.n].name]++
+		}
+		if host == w.stormHost() && q.Status == http.StatusServiceUnavailable && (res.kind != resHostile || !isRetryPage(res.n)) {
+			rep.Hostile[hostileStorm]++
 		}
 		sitemap := res.kind == resSitemap
 		if sitemap {
@@ -337,7 +411,7 @@ func (w *Web) Report(j Judge) Report {
 		if sitemap {
 			continue
 		}
-		key := q.Host + clean // as Identity
+		key := q.Host + clean + querySuffix(res) // as Identity
 		if res.kind == resSearch {
 			key = q.Host + searchKey(q.RawURL) // the query is the page
 		}
@@ -353,7 +427,9 @@ func (w *Web) Report(j Judge) Report {
 			rep.Duplicates++
 			rep.flag(ViolationDuplicate, q, "%s was already fetched (this time as %s)", "http://"+key, q.RawURL)
 		}
-		if q.Status != 0 {
+		// A drip never ends in time: retrying it is retrying a timeout.
+		if q.Status != 0 && q.Status != http.StatusTooManyRequests && q.Status < 500 &&
+			(res.kind != resHostile || res.n != hxDrip) {
 			answered[key] = true
 		}
 
@@ -361,11 +437,13 @@ func (w *Web) Report(j Judge) Report {
 		redirect := host*pages + res.n // if res is a redirect
 		switch {
 		case isPage && t.pages[idx] >= 0:
-			if q.Status == http.StatusOK && !covered[idx] {
+			if (q.Status == http.StatusOK || q.Status == http.StatusNotModified) && !covered[idx] {
 				covered[idx] = true
 				rep.Covered++
 			}
 		case res.kind == resRedirect && t.redirects[redirect] >= 0:
+		case res.kind == resHostile && t.hostile[host*numHostile+res.n] >= 0:
+			// Not a page, but what a correct crawl fetches.
 		case trap != "":
 			// Inside a trap: counted there.
 		case res.kind == resNofollow || loose.pages != nil &&
@@ -388,6 +466,18 @@ func (w *Web) Report(j Judge) Report {
 			}
 		}
 	}
+	if w.cfg.Hostile {
+		for host := range w.cfg.Hosts {
+			for n, s := range hostileSpecs {
+				if i, ok := w.slot(host, resHostile, n); ok && s.charset && t.pages[i] >= 0 {
+					rep.CharsetLinks++
+					if covered[i] {
+						rep.CharsetLinksFetched++
+					}
+				}
+			}
+		}
+	}
 	rep.Coverage = 1
 	if rep.Reachable > 0 {
 		rep.Coverage = float64(rep.Covered) / float64(rep.Reachable)
@@ -402,6 +492,8 @@ func (w *Web) outOfTruthReason(host int, res resource, clean string) string {
 		return "not a URL of this web (404)"
 	case res.kind == resPrivate:
 		return "a private page robots.txt disallows"
+	case res.kind == resHostile && res.n == hxBigTail:
+		return "linked only after the first 10 MiB of " + hostileSpecs[hxBig].path
 	case !kind.available():
 		return "on a host whose robots.txt is " + kind.String()
 	}

@@ -16,6 +16,10 @@ type truth struct {
 	// /r/n of host h.
 	pages     []int32
 	redirects []int32
+	// hostile[h*numHostile+n] is the depth of hostile resource n of host
+	// h, or -1 (nil without Config.Hostile): pages, redirects and the
+	// resources a correct crawl fetches though they are not pages.
+	hostile   []int32
 	reachable int // pages with a depth
 }
 
@@ -48,6 +52,11 @@ func (w *Web) slot(host int, kind resourceKind, n int) (int, bool) {
 			return 0, false
 		}
 		s = w.cfg.PagesPerHost + w.cfg.orphans() + w.cfg.signalPages() + n
+	case resHostile:
+		if !w.cfg.Hostile || hostileSlots[n] < 0 {
+			return 0, false
+		}
+		s = w.cfg.PagesPerHost + w.cfg.orphans() + w.cfg.signalPages() + w.cfg.wildPages() + hostileSlots[n]
 	default:
 		return 0, false
 	}
@@ -67,8 +76,11 @@ func (w *Web) slotTarget(i int) target {
 	}{
 		{resPage, w.cfg.PagesPerHost}, {resOrphan, w.cfg.orphans()},
 		{resNofollow, min(w.cfg.signalPages(), numNofollowPages)}, {resFollow, max(w.cfg.signalPages()-numNofollowPages, 0)},
-		{resWild, w.cfg.wildPages()},
+		{resWild, w.cfg.wildPages()}, {resHostile, w.cfg.hostilePages()},
 	} {
+		if s < r.size && r.kind == resHostile {
+			return target{host: host, kind: resHostile, n: hostilePageList[s]}
+		}
 		if s < r.size {
 			return target{host: host, kind: r.kind, n: s}
 		}
@@ -95,6 +107,12 @@ func (w *Web) walk(seeds []string, maxDepth int, how walk) truth {
 	for i := range t.redirects {
 		t.redirects[i] = -1
 	}
+	if w.cfg.Hostile {
+		t.hostile = make([]int32, w.cfg.Hosts*numHostile)
+		for i := range t.hostile {
+			t.hostile[i] = -1
+		}
+	}
 	// The queue holds slots, and -(h+1) for the sitemaps of host h, at
 	// hostDepth[h].
 	var queue []int32
@@ -113,7 +131,8 @@ func (w *Web) walk(seeds []string, maxDepth int, how walk) truth {
 			queue = append(queue, int32(-host-1))
 		}
 	}
-	reach := func(to target, depth int32) {
+	var reach func(to target, depth int32)
+	reach = func(to target, depth int32) {
 		// Only robots.txt decides what may be fetched: an unavailable
 		// host yields nothing, and its rules apply to every path.
 		kind := w.kind(to.host)
@@ -133,6 +152,24 @@ func (w *Web) walk(seeds []string, maxDepth int, how walk) truth {
 			}
 			// A redirect target has the depth of the redirect.
 			to.kind = resPage
+		case resHostile:
+			if t.hostile == nil || rules.disallows && !w.allowedTarget(to, &pathBuf) {
+				return
+			}
+			j := to.host*numHostile + to.n
+			if t.hostile[j] >= 0 {
+				return
+			}
+			t.hostile[j] = depth
+			switch hostileSpecs[to.n].role {
+			case hostileRedirect:
+				visit(to.host, depth)
+				reach(w.hostileTarget(to.host, to.n), depth)
+				return
+			case hostileAux, hostileOutside:
+				visit(to.host, depth)
+				return
+			}
 		case resPage, resOrphan, resNofollow, resFollow, resWild:
 		default:
 			return
@@ -181,6 +218,12 @@ func (w *Web) walk(seeds []string, maxDepth int, how walk) truth {
 			continue
 		}
 		from := w.slotTarget(i)
+		if from.kind == resHostile {
+			for _, to := range hostileLinks(from.host, from.n) {
+				reach(to, depth+1)
+			}
+			continue
+		}
 		if from.kind != resPage {
 			if leafLinksHome(from) {
 				reach(target{host: from.host, kind: resPage}, depth+1)
@@ -196,6 +239,13 @@ func (w *Web) walk(seeds []string, maxDepth int, how walk) truth {
 				continue
 			}
 			reach(l.to, depth+1)
+		}
+		if from.n == 0 && w.isHostile(from.host) {
+			for n, s := range hostileSpecs {
+				if s.home {
+					reach(target{host: from.host, kind: resHostile, n: n}, depth+1)
+				}
+			}
 		}
 	}
 	return t

@@ -25,6 +25,12 @@ type Web struct {
 	// flaky counts the robots.txt requests of each RobotsFlaky host since
 	// New or Reset: the one answer of the web that depends on history.
 	flaky flakyCounter
+	// hostile is the history of the hostile web (Config.Hostile): retry
+	// pages' counts and the storm's start. bombs caches the compressed
+	// bombs; streams tracks the streamed bodies being written.
+	hostile hostileState
+	bombs   bombCache
+	streams streamSet
 
 	stop      chan struct{} // closed by Close; ends every wait in every handler
 	closeOnce sync.Once
@@ -109,7 +115,10 @@ func (w *Web) Config() Config {
 // Close would otherwise wait for hanging requests forever. Close is
 // idempotent and returns nil.
 func (w *Web) Close() error {
-	w.closeOnce.Do(func() { close(w.stop) })
+	w.closeOnce.Do(func() {
+		close(w.stop)
+		w.streams.close()
+	})
 	return nil
 }
 
@@ -138,7 +147,10 @@ func (w *Web) Seeds() []string {
 // must be an absolute http URL: a page, a /private/ page, a trap page, an
 // orphan, /nofollow/, /follow/ or /w/ page, a sitemap file (compressed,
 // for the gzip one), or a robots.txt that answers 200 (a RobotsFlaky one
-// as it answers once recovered; a RobotsRedirect one at /robots-real.txt).
+// as it answers once recovered; a RobotsRedirect one at /robots-real.txt),
+// or a resource of the hostile web answered 200 with a body held whole
+// (a retry page as it answers after its failures; /x/slow without its
+// delay; not the drip, the big page or the bombs, which are streamed).
 // Spellings are folded as the server folds them (host case, ":80", dot segments, ";jsessionid=" when the web hands
 // out session IDs; the fragment is ignored, and so is the query, except
 // that a search trap answers it and a session ID in it shapes the page's
@@ -148,8 +160,8 @@ func (w *Web) Page(rawURL string) (body []byte, ok bool) {
 	if !ok {
 		return nil, false
 	}
-	resp := w.respond(host, w.resolve(host, clean), q)
-	if resp.status != http.StatusOK {
+	resp := w.respond(host, w.resolveQuery(host, clean, q.rawQuery), q)
+	if resp.status != http.StatusOK || resp.stream != streamNone {
 		return nil, false
 	}
 	// robots.txt bodies are shared with the handler.
@@ -166,4 +178,5 @@ func (w *Web) Requests() []Request { return w.log.snapshot() }
 func (w *Web) Reset() {
 	w.log.reset()
 	w.flaky.reset()
+	w.hostile.reset()
 }
