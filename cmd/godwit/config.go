@@ -43,6 +43,7 @@ type crawlSettings struct {
 	Grace         time.Duration  `yaml:"grace"`
 	LogLevel      string         `yaml:"log_level"`
 	Robots        robotsSettings `yaml:"robots"`
+	Adapt         adaptSettings  `yaml:"adapt"`
 	WARC          warcSettings   `yaml:"warc"`
 
 	// URL identity, scope rules and trap defences: see the "URLs, scope
@@ -68,6 +69,26 @@ type robotsSettings struct {
 	BackoffMax time.Duration `yaml:"backoff_max"`
 	// AllowAfter: unreachable this long, robots.txt counts as absent (RFC 9309 §2.3.1.4).
 	AllowAfter time.Duration `yaml:"allow_after"`
+}
+
+// adaptSettings are the adaptive politeness and retry settings
+// (politeness.Policy, crawl.Config.MaxRetries). Zero values mean the
+// packages' defaults.
+type adaptSettings struct {
+	// Retries: extra attempts per URL after a transient failure.
+	Retries int `yaml:"retries"`
+	// LatencyFactor: the gap is at least this × the server's time to
+	// first byte, up to MaxLatencyDelay; negative turns it off.
+	LatencyFactor   float64       `yaml:"latency_factor"`
+	MaxLatencyDelay time.Duration `yaml:"max_latency_delay"`
+	RetryAfterCap   time.Duration `yaml:"retry_after_cap"`
+	Backoff         time.Duration `yaml:"backoff"`
+	BackoffMax      time.Duration `yaml:"backoff_max"`
+	// Breaker: consecutive failures that park a host, for how long at
+	// first, and at most.
+	BreakerThreshold int           `yaml:"breaker_threshold"`
+	BreakerOpen      time.Duration `yaml:"breaker_open"`
+	BreakerOpenMax   time.Duration `yaml:"breaker_open_max"`
 }
 
 type warcSettings struct {

@@ -136,8 +136,17 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 		RobotsBackoff:    s.Robots.Backoff,
 		RobotsBackoffMax: s.Robots.BackoffMax,
 		RobotsAllowAfter: s.Robots.AllowAfter,
+		LatencyFactor:    s.Adapt.LatencyFactor,
+		MaxLatencyDelay:  s.Adapt.MaxLatencyDelay,
+		RetryAfterCap:    s.Adapt.RetryAfterCap,
+		BackoffBase:      s.Adapt.Backoff,
+		BackoffMax:       s.Adapt.BackoffMax,
+		BreakerThreshold: s.Adapt.BreakerThreshold,
+		BreakerOpenFor:   s.Adapt.BreakerOpen,
+		BreakerOpenMax:   s.Adapt.BreakerOpenMax,
 	}
 	ccfg := crawl.Config{
+		MaxRetries: s.Adapt.Retries,
 		Workers:    s.Workers,
 		MaxDepth:   s.MaxDepth,
 		MaxPages:   s.MaxPages,

@@ -54,6 +54,10 @@ func testSettings(t *testing.T, proxyAddr string) crawlSettings {
 	s.Robots.Retries = 2
 	s.Robots.Backoff = 100 * time.Millisecond
 	s.Robots.BackoffMax = time.Second
+	s.Adapt.Backoff = 100 * time.Millisecond
+	s.Adapt.BackoffMax = time.Second
+	s.Adapt.BreakerOpen = 500 * time.Millisecond
+	s.Adapt.BreakerOpenMax = 2 * time.Second
 	return s
 }
 

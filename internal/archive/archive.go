@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -66,7 +67,14 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, 
 		h.Set(warc.FieldIPAddress, resp.IP)
 	}
 	h.Set(warc.FieldContentType, "application/http;msgtype=response")
-	body := resp.Body
+	// The block is the message as received: exact header and body bytes,
+	// transfer coding (chunked) included. The payload digest is over the
+	// entity (de-chunked, still content-encoded), as WARC 1.1 defines the
+	// payload.
+	body := resp.RawBody
+	if body == nil {
+		body = resp.Body
+	}
 	switch {
 	case d.OmitBody:
 		body = nil
@@ -162,10 +170,10 @@ func (a *Archive) Load(_ context.Context, c crawl.Capture) (*fetch.Response, err
 	if err != nil {
 		return nil, fmt.Errorf("archive: load %s@%d: %w", c.File, c.Offset, err)
 	}
-	// The record's block frames the body: read to its end, whatever the
-	// (possibly truncated) Content-Length said.
-	hr.Body.Close()
-	_, body, _ := bytes.Cut(rec.Block, []byte("\r\n\r\n"))
+	body, err := entity(rec.Block, hr)
+	if err != nil {
+		return nil, fmt.Errorf("archive: load %s@%d: %w", c.File, c.Offset, err)
+	}
 	return &fetch.Response{
 		URL:       rec.Header.Get(warc.FieldTargetURI),
 		Status:    hr.StatusCode,
@@ -175,6 +183,27 @@ func (a *Archive) Load(_ context.Context, c crawl.Capture) (*fetch.Response, err
 		Truncated: rec.Header.Get(warc.FieldTruncated),
 		IP:        rec.Header.Get(warc.FieldIPAddress),
 	}, nil
+}
+
+// entity returns the body of the HTTP response in block, parsed as hr:
+// de-chunked when it was sent chunked, and otherwise everything after the
+// header, whatever a (possibly truncated) Content-Length said: the
+// record's block frames the body.
+func entity(block []byte, hr *http.Response) ([]byte, error) {
+	defer hr.Body.Close()
+	if slices.Contains(hr.TransferEncoding, "chunked") {
+		body, err := io.ReadAll(hr.Body)
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, err // a truncated capture ends early; anything else is damage
+		}
+		return body, nil
+	}
+	for _, sep := range []string{"\r\n\r\n", "\n\n"} {
+		if _, body, ok := bytes.Cut(block, []byte(sep)); ok {
+			return body, nil
+		}
+	}
+	return nil, errors.New("no end of header")
 }
 
 // open opens a WARC file by its final name, or as the file still being written.

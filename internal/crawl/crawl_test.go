@@ -44,7 +44,7 @@ func openFrontier(t *testing.T, p politeness.Policy) *frontier.Frontier {
 // and returns what the fake web saw and what the archive got.
 func crawlSite(t *testing.T, cfg crawl.Config, pages site, seeds ...string) (*crawltest.Fetcher, *crawltest.Archive, crawl.Stats) {
 	t.Helper()
-	cfg.Politeness = politeness.Policy{Delay: time.Microsecond, RobotsBackoff: time.Millisecond, RobotsBackoffMax: 10 * time.Millisecond}
+	cfg.Politeness = quickPolicy()
 	cfg.Politeness.Default()
 	f := crawltest.NewFetcher(pages)
 	a := &crawltest.Archive{}
@@ -245,7 +245,7 @@ func TestTransientFailuresRetried(t *testing.T) {
 func TestArchiveFailureStopsTheCrawl(t *testing.T) {
 	pages := site{"http://a.test/": crawltest.HTML(`<a href="/1">1</a>`), "http://a.test/1": crawltest.HTML("")}
 	cfg := crawl.Config{}
-	cfg.Politeness = politeness.Policy{Delay: time.Microsecond}
+	cfg.Politeness = quickPolicy()
 	cfg.Politeness.Default()
 	diskFull := errors.New("disk full")
 	c, err := crawl.New(cfg, crawl.Deps{
@@ -306,8 +306,8 @@ func TestRobotsLongOutageAllows(t *testing.T) {
 		"http://a.test/":           crawltest.HTML(""),
 	}
 	cfg := crawl.Config{}
-	cfg.Politeness = politeness.Policy{Delay: time.Microsecond, RobotsBackoff: time.Millisecond,
-		RobotsBackoffMax: time.Millisecond, RobotsRetries: 100, RobotsAllowAfter: 5 * time.Millisecond}
+	cfg.Politeness = quickPolicy()
+	cfg.Politeness.RobotsBackoffMax, cfg.Politeness.RobotsRetries, cfg.Politeness.RobotsAllowAfter = time.Millisecond, 100, 5*time.Millisecond
 	cfg.Politeness.Default()
 	f := crawltest.NewFetcher(pages)
 	c, err := crawl.New(cfg, crawl.Deps{Frontier: openFrontier(t, cfg.Politeness), Fetcher: f, Archive: &crawltest.Archive{}})
@@ -411,4 +411,12 @@ func TestSitemapsFromRobots(t *testing.T) {
 	if st.Sitemaps != 3 || st.SitemapURLs != 6 {
 		t.Errorf("Sitemaps = %d, SitemapURLs = %d; want 3, 6", st.Sitemaps, st.SitemapURLs)
 	}
+}
+
+// quickPolicy is a polite policy scaled down to milliseconds, so tests of
+// retries and backoff finish quickly.
+func quickPolicy() politeness.Policy {
+	return politeness.Policy{Delay: time.Microsecond, RobotsBackoff: time.Millisecond, RobotsBackoffMax: 10 * time.Millisecond,
+		BackoffBase: time.Millisecond, BackoffMax: 10 * time.Millisecond,
+		BreakerOpenFor: 5 * time.Millisecond, BreakerOpenMax: 20 * time.Millisecond}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/fetch"
+	"github.com/godwit-crawler/godwit/internal/politeness"
 	"github.com/godwit-crawler/godwit/internal/robots"
 )
 
@@ -73,8 +74,12 @@ func (c *Crawler) fetchRobots(ctx context.Context, l Lease) (Outcome, []candidat
 	case err != nil:
 		c.log.Info("robots.txt unreachable", "host", l.Task.Host, "url", target, "err", err)
 		next = c.robotsFailure(prev, now)
+		if fetch.Classify(err) == fetch.Transient {
+			out.Health = politeness.Transient
+		}
 	default:
-		out.End, out.Status = resp.End, resp.Status
+		exchange(&out, resp)
+		out.Validators = Validators{} // kept for pages only
 		c.stats.bytes.Add(int64(len(resp.Body)))
 		c.archiveRecord(ctx, l.Task, resp)
 		var sitemaps []string

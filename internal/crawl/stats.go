@@ -16,6 +16,9 @@ type Stats struct {
 	RobotsFetches int64 // robots.txt requests sent
 	Redirects     int64 // 3xx page responses
 	Retries       int64 // tasks put back for another attempt
+	NotModified   int64 // 304 answers to conditional requests
+	Throttled     int64 // 429 and 503 answers (Retry-After honoured when given)
+	Truncated     int64 // bodies cut at the size cap or the timeout (kept, marked)
 
 	Transient int64 // failures that may succeed later (incl. 5xx answers given up on)
 	Permanent int64 // failures that will not succeed (4xx, invalid, NXDOMAIN)
@@ -66,6 +69,7 @@ func (s Stats) Errors() int64 { return s.Transient + s.Permanent }
 // counters are the live, concurrently updated form of Stats.
 type counters struct {
 	pages, bytes, robotsFetches, redirects, retries  atomic.Int64
+	notModified, throttled, truncated                atomic.Int64
 	transient, permanent, policy                     atomic.Int64
 	robotsDisallowed, robotsUnavailable              atomic.Int64
 	discovered, queued, outOfScope, tooDeep, notHTTP atomic.Int64
@@ -117,6 +121,9 @@ func (c *counters) snapshot() Stats {
 		RobotsFetches:     c.robotsFetches.Load(),
 		Redirects:         c.redirects.Load(),
 		Retries:           c.retries.Load(),
+		NotModified:       c.notModified.Load(),
+		Throttled:         c.throttled.Load(),
+		Truncated:         c.truncated.Load(),
 		Transient:         c.transient.Load(),
 		Permanent:         c.permanent.Load(),
 		Policy:            c.policy.Load(),

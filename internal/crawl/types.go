@@ -3,6 +3,7 @@ package crawl
 import (
 	"time"
 
+	"github.com/godwit-crawler/godwit/internal/politeness"
 	"github.com/godwit-crawler/godwit/internal/robots"
 )
 
@@ -40,7 +41,20 @@ type Task struct {
 	// shorter path after it was fetched, and its links must be followed at
 	// the smaller depth. Replay sends no request.
 	Replay *Capture
+	// Validators are the ETag and Last-Modified of the URL's last response,
+	// when it is fetched again: the request is then conditional
+	// (If-None-Match, If-Modified-Since) and may be answered 304.
+	Validators Validators
 }
+
+// Validators are a response's cache validators (RFC 9110 §8.8).
+type Validators struct {
+	ETag         string
+	LastModified string
+}
+
+// IsZero reports whether there is nothing to validate against.
+func (v Validators) IsZero() bool { return v == Validators{} }
 
 // Capture locates an archived response: the WARC file (base name) and the
 // byte range of the record's gzip member.
@@ -114,4 +128,41 @@ type Outcome struct {
 	Robots *RobotsState
 	// Capture is where the page's response was archived, when it was.
 	Capture *Capture
+
+	// What the exchange, when Requested, says about the server: when the
+	// request was written and the first byte of the answer arrived (zero
+	// when none did), how healthy the answer was, and the Retry-After of a
+	// 429 or 503. The frontier feeds them to the host's adaptive
+	// politeness (politeness.Policy.Observe).
+	Start, FirstByte time.Time
+	Health           politeness.Failure
+	RetryAfter       time.Duration
+	HasRetryAfter    bool
+	// Validators are the response's ETag and Last-Modified, kept with the
+	// URL for a conditional request when it is fetched again.
+	Validators Validators
+}
+
+// HostInfo is one host's state as the frontier knows it: what an operator
+// asks when a host seems stuck or slow.
+type HostInfo struct {
+	Name    string
+	Queued  int  // URLs waiting
+	Fetched int  // requests completed (robots.txt included)
+	Leased  bool // a request is in flight
+	// Delay is the gap kept after each exchange with the host, and the
+	// rule that sets it (configured delay, Crawl-delay, latency).
+	Delay politeness.Delay
+	// NextReady is the earliest time of the next request; Waiting is why
+	// (the gap, or a Retry-After, backoff or open breaker).
+	NextReady time.Time
+	Waiting   politeness.Reason
+	// Latency is the smoothed time to first byte; ErrorStreak counts
+	// consecutive transient failures; Breaker is the circuit breaker.
+	Latency     time.Duration
+	ErrorStreak int
+	Breaker     politeness.Breaker
+	// Robots is the host's robots.txt status and when it was last fetched.
+	Robots          RobotsStatus
+	RobotsFetchedAt time.Time
 }

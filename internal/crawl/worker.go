@@ -2,9 +2,12 @@ package crawl
 
 import (
 	"context"
+	"net/http"
+	"strings"
 
 	"github.com/godwit-crawler/godwit/internal/extract"
 	"github.com/godwit-crawler/godwit/internal/fetch"
+	"github.com/godwit-crawler/godwit/internal/politeness"
 	"github.com/godwit-crawler/godwit/internal/robots"
 )
 
@@ -58,12 +61,27 @@ func (c *Crawler) takePage() bool {
 }
 
 func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error) {
-	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: t.URL})
+	req := fetch.Request{URL: t.URL}
+	if !t.Validators.IsZero() {
+		// Fetched before: ask for the body only if it changed.
+		req.Header = http.Header{}
+		if t.Validators.ETag != "" {
+			req.Header.Set("If-None-Match", t.Validators.ETag)
+		}
+		if t.Validators.LastModified != "" {
+			req.Header.Set("If-Modified-Since", t.Validators.LastModified)
+		}
+	}
+	resp, err := c.fetcher.Fetch(ctx, req)
 	if err != nil {
 		return c.fetchFailed(ctx, t, err), nil, nil
 	}
 	c.stats.pages.Add(1)
 	c.stats.bytes.Add(int64(len(resp.Body)))
+	if resp.Truncated != "" {
+		c.stats.truncated.Add(1)
+		c.log.Info("body truncated", "url", t.URL, "reason", resp.Truncated, "bytes", len(resp.Body))
+	}
 	rd := c.read(t, resp)
 	capture, err := c.archive.Record(ctx, t, resp, rd.decision(c.cfg))
 	if err != nil {
@@ -71,14 +89,27 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 		// keep the task for the next run.
 		return Outcome{Disposition: Requeue, Requested: true, End: resp.End}, nil, err
 	}
-	out := Outcome{Disposition: Done, Requested: true, End: resp.End, Status: resp.Status, Capture: &capture}
+	out := Outcome{Disposition: Done, Capture: &capture}
+	exchange(&out, resp)
+	if out.Validators.IsZero() && resp.Status == http.StatusNotModified {
+		out.Validators = t.Validators // still current
+	}
 	c.log.Debug("fetched", "url", t.URL, "status", resp.Status, "bytes", len(resp.Body), "depth", t.Depth)
 
 	switch s := resp.Status; {
+	case s == http.StatusNotModified:
+		c.stats.notModified.Add(1)
+		out.Reason = "not-modified"
 	case s >= 300 && s < 400:
 		c.stats.redirects.Add(1)
 	case s >= 500 || s == 429:
 		out.Class, out.Reason = ClassTransient, "http-status"
+		if out.Health == politeness.Throttled {
+			c.stats.throttled.Add(1)
+		}
+		if out.HasRetryAfter {
+			c.log.Info("server asks to wait", "url", t.URL, "status", s, "retry_after", out.RetryAfter)
+		}
 		if t.Attempt < c.cfg.MaxRetries {
 			out.Disposition = Retry
 			c.stats.retries.Add(1)
@@ -90,6 +121,26 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 		c.stats.countClass(ClassPermanent)
 	}
 	return out, c.discover(t, rd.cands), nil
+}
+
+// exchange fills in what a response tells about the server: timing,
+// health, Retry-After, and the validators for a later conditional request.
+func exchange(out *Outcome, resp *fetch.Response) {
+	out.Requested = true
+	out.Start, out.FirstByte, out.End, out.Status = resp.Start, resp.FirstByte, resp.End, resp.Status
+	switch s := resp.Status; {
+	case s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable:
+		out.Health = politeness.Throttled
+		out.RetryAfter, out.HasRetryAfter = politeness.ParseRetryAfter(
+			resp.Header.Get("Retry-After"), resp.Header.Get("Date"), resp.End)
+	case s >= 500:
+		out.Health = politeness.Transient
+	case s >= 200 && s < 300 || s == http.StatusNotModified:
+		out.Validators = Validators{
+			ETag:         strings.TrimSpace(resp.Header.Get("ETag")),
+			LastModified: strings.TrimSpace(resp.Header.Get("Last-Modified")),
+		}
+	}
 }
 
 // reading is what a worker learnt from a response: the URLs it leads to
@@ -165,7 +216,10 @@ func (c *Crawler) parseHTML(t Task, resp *fetch.Response) *extract.Document {
 	if err != nil {
 		return nil
 	}
-	doc, err := extract.HTML(page, body, &extract.Options{Agents: []string{c.cfg.Agent}})
+	doc, err := extract.HTML(page, body, &extract.Options{
+		Agents:      []string{c.cfg.Agent},
+		ContentType: resp.Header.Get("Content-Type"),
+	})
 	if err != nil {
 		c.log.Info("link extraction failed", "url", t.URL, "err", err)
 	}
@@ -196,7 +250,7 @@ func (c *Crawler) fetchFailed(ctx context.Context, t Task, err error) Outcome {
 	case fetch.Policy:
 		out.Class, out.Requested = ClassPolicy, false
 	case fetch.Transient:
-		out.Class = ClassTransient
+		out.Class, out.Health = ClassTransient, politeness.Transient
 		if t.Attempt < c.cfg.MaxRetries {
 			out.Disposition = Retry
 			c.stats.retries.Add(1)

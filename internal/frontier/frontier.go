@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -30,6 +31,7 @@ type Frontier struct {
 	leaseTimeout time.Duration
 	log          *slog.Logger
 	now          func() time.Time
+	jitter       func() float64
 	db           *kv.DB
 	dir          string
 
@@ -107,6 +109,9 @@ type Options struct {
 	LeaseTimeout time.Duration
 	Logger       *slog.Logger
 	Now          func() time.Time
+	// Rand returns uniform numbers in [0, 1) that jitter backoffs; default
+	// math/rand/v2's Float64.
+	Rand func() float64
 }
 
 const bloomFile = "seen.bloom"
@@ -138,6 +143,9 @@ func Open(o Options) (*Frontier, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Rand == nil {
+		o.Rand = rand.Float64
+	}
 	db, err := kv.Open(filepath.Join(o.Dir, "store"), kv.Options{Logger: o.Logger})
 	if err != nil {
 		return nil, err
@@ -148,6 +156,7 @@ func Open(o Options) (*Frontier, error) {
 		leaseTimeout: o.LeaseTimeout,
 		log:          o.Logger,
 		now:          o.Now,
+		jitter:       o.Rand,
 		db:           db,
 		dir:          o.Dir,
 		hosts:        make(map[string]*host),
@@ -546,7 +555,8 @@ func (f *Frontier) lease(h *host, now time.Time) (crawl.Lease, time.Duration, er
 	heap.Remove(&f.ready, h.heapIndex)
 	h.leased = true
 	ls := &lease{host: h, item: h.head, prevReady: h.rec.readyAt}
-	h.rec.readyAt = laterOf(h.rec.readyAt, now.Add(f.leaseTimeout+f.delay(h)))
+	h.rec.pol = f.policy.Probe(h.rec.pol, now) // an open breaker's cool-down is over: this is its probe
+	h.rec.readyAt = laterOf(h.rec.readyAt, now.Add(f.leaseTimeout+f.gap(h).Gap))
 	b := f.db.NewBatch()
 	b.Set(hostKey(h.name), h.rec.encode())
 	if err := b.Commit(false); err != nil {
@@ -632,7 +642,21 @@ func (f *Frontier) complete(l crawl.Lease, out crawl.Outcome) error {
 	// is known.
 	h.rec.readyAt = ls.prevReady
 	if out.Requested {
-		h.rec.readyAt = laterOf(h.rec.readyAt, out.End.Add(f.delay(h)))
+		h.rec.pol = f.policy.Observe(h.rec.pol, politeness.Observation{
+			Start:         out.Start,
+			FirstByte:     out.FirstByte,
+			End:           out.End,
+			Failure:       out.Health,
+			RetryAfter:    out.RetryAfter,
+			HasRetryAfter: out.HasRetryAfter,
+			Jitter:        f.jitter(),
+		})
+		ready, why := politeness.Ready(h.rec.pol, out.End, f.gap(h))
+		if why.Reason == politeness.ReasonBreaker && h.rec.pol.Trips > 0 && h.rec.pol.Streak > 0 {
+			f.log.Warn("host parked by its circuit breaker", "host", h.name,
+				"failures", h.rec.pol.Streak, "until", ready)
+		}
+		h.rec.readyAt = laterOf(h.rec.readyAt, ready)
 	}
 
 	t := ls.item.task
@@ -660,7 +684,7 @@ func (f *Frontier) complete(l crawl.Lease, out crawl.Outcome) error {
 		if out.Requested || out.Status != 0 {
 			h.rec.fetched++
 		}
-		rec := urlRecord{state: urlDone, depth: t.Depth, status: out.Status, capture: out.Capture}
+		rec := urlRecord{state: urlDone, depth: t.Depth, status: out.Status, capture: out.Capture, valid: out.Validators}
 		if out.Requested {
 			rec.fetchedAt = out.End
 		}
@@ -683,20 +707,23 @@ func (f *Frontier) complete(l crawl.Lease, out crawl.Outcome) error {
 	return nil
 }
 
-// delay is the gap to keep after the last exchange with h. f.mu must be held.
-func (f *Frontier) delay(h *host) time.Duration {
-	if h.robots.Status == crawl.RobotsUnavailable {
-		return max(f.policy.Delay, f.policy.RobotsRetryDelay(h.robots.Failures))
-	}
+// gap is the host's effective gap between exchanges and its reason.
+// f.mu must be held.
+func (f *Frontier) gap(h *host) politeness.Delay {
 	var crawlDelay time.Duration
 	if h.robots.Status == crawl.RobotsOK && h.robots.Rules != nil {
 		crawlDelay, _ = h.robots.Rules.CrawlDelay()
 	}
-	d, capped := f.policy.HostDelay(crawlDelay)
+	d, capped := f.policy.HostGap(h.rec.pol, crawlDelay)
 	if capped && !h.capLogged {
 		h.capLogged = true
 		f.log.Warn("crawl-delay above cap; using the cap", "host", h.name,
 			"crawl_delay", crawlDelay, "cap", f.policy.CrawlDelayCap)
+	}
+	if h.robots.Status == crawl.RobotsUnavailable {
+		if r := f.policy.RobotsRetryDelay(h.robots.Failures); r > d.Gap {
+			d = politeness.Delay{Gap: r, Reason: politeness.ReasonRobots}
+		}
 	}
 	return d
 }
@@ -731,6 +758,64 @@ func (f *Frontier) schedule(h *host) {
 func (f *Frontier) broadcast() {
 	close(f.changed)
 	f.changed = make(chan struct{})
+}
+
+// Host returns what the frontier knows about one host (its politeness
+// key, as urlnorm.Host spells it): queue, effective delay and why, next
+// ready time, error streak, breaker and robots.txt. ok is false for a
+// host never seen.
+func (f *Frontier) Host(name string) (info crawl.HostInfo, ok bool, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.hosts[name]
+	if h == nil {
+		// Idle: its records are in the store.
+		v, found, err := f.db.Get(hostKey(name))
+		if err != nil || !found {
+			return crawl.HostInfo{}, false, err
+		}
+		h = &host{name: name, heapIndex: -1}
+		if h.rec, err = decodeHostRecord(v); err != nil {
+			return crawl.HostInfo{}, false, err
+		}
+	}
+	if !h.robotsOK {
+		// Loaded into a copy: an idle host stays out of memory, and an
+		// active one loads its rules when it is next leased.
+		c := *h
+		if err := f.loadRobots(&c); err != nil {
+			return crawl.HostInfo{}, false, err
+		}
+		h = &c
+	}
+	gap := f.gap(h)
+	info = crawl.HostInfo{
+		Name:            name,
+		Queued:          h.rec.queued,
+		Fetched:         h.rec.fetched,
+		Leased:          h.leased,
+		Delay:           gap,
+		NextReady:       h.rec.readyAt,
+		Waiting:         gap.Reason,
+		Latency:         h.rec.pol.Latency,
+		ErrorStreak:     h.rec.pol.Streak,
+		Breaker:         h.rec.pol.Breaker,
+		Robots:          h.robots.Status,
+		RobotsFetchedAt: h.robots.FetchedAt,
+	}
+	if h.rec.pol.Until.After(f.now()) && !h.rec.pol.Until.Before(h.rec.readyAt) {
+		info.Waiting = h.rec.pol.Why
+	}
+	return info, true, nil
+}
+
+// urlRecord reads the stored record of one URL key.
+func (f *Frontier) urlRecord(host, key string) (urlRecord, error) {
+	v, ok, err := f.db.Get(urlKey(host, key))
+	if err != nil || !ok {
+		return urlRecord{}, err
+	}
+	return decodeURLRecord(v)
 }
 
 // Stats returns the frontier's size.

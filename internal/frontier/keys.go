@@ -10,6 +10,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/politeness"
 )
 
 // Shards is P in DESIGN.md: every key starts with shard = xxhash64(host)
@@ -198,7 +199,7 @@ func encodeTask(t crawl.Task) []byte {
 	b = binary.AppendUvarint(b, uint64(t.Attempt))
 	b = appendCapture(b, t.Replay)
 	// Optional trailing fields: absent in entries written before they existed.
-	if t.Sitemap == 0 && t.Hints == (crawl.Hints{}) {
+	if t.Sitemap == 0 && t.Hints == (crawl.Hints{}) && t.Validators.IsZero() {
 		return b
 	}
 	b = binary.AppendUvarint(b, uint64(t.Sitemap))
@@ -208,7 +209,12 @@ func encodeTask(t crawl.Task) []byte {
 	if t.Hints.HasPriority {
 		prio = 1 + uint64(math.Round(min(max(t.Hints.Priority, 0), 1)*1000))
 	}
-	return binary.AppendUvarint(b, prio)
+	b = binary.AppendUvarint(b, prio)
+	if t.Validators.IsZero() {
+		return b
+	}
+	b = appendString(b, t.Validators.ETag)
+	return appendString(b, t.Validators.LastModified)
 }
 
 func decodeTask(v []byte) (crawl.Task, error) {
@@ -233,6 +239,10 @@ func decodeTask(v []byte) (crawl.Task, error) {
 			t.Hints.Priority, t.Hints.HasPriority = float64(prio-1)/1000, true
 		}
 	}
+	if d.err == nil && len(d.b) > 0 {
+		t.Validators.ETag = d.string()
+		t.Validators.LastModified = d.string()
+	}
 	if d.err != nil {
 		return crawl.Task{}, fmt.Errorf("%w: queue entry", d.err)
 	}
@@ -255,7 +265,8 @@ type urlRecord struct {
 	seq       uint64 // queue sequence of its entry, when queued
 	status    int    // HTTP status of the last fetch, 0 if none
 	fetchedAt time.Time
-	capture   *crawl.Capture // where the last response was archived
+	capture   *crawl.Capture   // where the last response was archived
+	valid     crawl.Validators // the last response's ETag and Last-Modified
 }
 
 func (r urlRecord) encode() []byte {
@@ -266,7 +277,12 @@ func (r urlRecord) encode() []byte {
 	b = binary.AppendUvarint(b, r.seq)
 	b = binary.AppendUvarint(b, uint64(r.status))
 	b = appendTime(b, r.fetchedAt)
-	return appendCapture(b, r.capture)
+	b = appendCapture(b, r.capture)
+	if r.valid.IsZero() { // optional trailing fields
+		return b
+	}
+	b = appendString(b, r.valid.ETag)
+	return appendString(b, r.valid.LastModified)
 }
 
 func decodeURLRecord(v []byte) (urlRecord, error) {
@@ -285,6 +301,10 @@ func decodeURLRecord(v []byte) (urlRecord, error) {
 	r.status = int(d.uvarint())
 	r.fetchedAt = d.time()
 	r.capture = d.capture()
+	if d.err == nil && len(d.b) > 0 {
+		r.valid.ETag = d.string()
+		r.valid.LastModified = d.string()
+	}
 	if d.err != nil {
 		return urlRecord{}, fmt.Errorf("%w: url record", d.err)
 	}
@@ -299,15 +319,27 @@ type hostRecord struct {
 	nextSeq uint64
 	queued  int
 	fetched int
+	pol     politeness.HostState // adaptive politeness: latency, streak, breaker
 }
 
 func (r hostRecord) encode() []byte {
-	b := make([]byte, 0, 32)
+	b := make([]byte, 0, 48)
 	b = append(b, encodingVersion)
 	b = appendTime(b, r.readyAt)
 	b = binary.AppendUvarint(b, r.nextSeq)
 	b = binary.AppendUvarint(b, uint64(r.queued))
-	return binary.AppendUvarint(b, uint64(r.fetched))
+	b = binary.AppendUvarint(b, uint64(r.fetched))
+	// Optional trailing fields: absent in records written before they
+	// existed, and for hosts that never taught us anything.
+	if r.pol == (politeness.HostState{}) {
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(max(r.pol.Latency, 0)))
+	b = binary.AppendUvarint(b, uint64(r.pol.Streak))
+	b = append(b, byte(r.pol.Breaker))
+	b = binary.AppendUvarint(b, uint64(r.pol.Trips))
+	b = appendTime(b, r.pol.Until)
+	return appendString(b, string(r.pol.Why))
 }
 
 func decodeHostRecord(v []byte) (hostRecord, error) {
@@ -317,6 +349,17 @@ func decodeHostRecord(v []byte) (hostRecord, error) {
 	r.nextSeq = d.uvarint()
 	r.queued = int(d.uvarint())
 	r.fetched = int(d.uvarint())
+	if d.err == nil && len(d.b) > 0 {
+		r.pol.Latency = time.Duration(d.uvarint())
+		r.pol.Streak = int(d.uvarint())
+		if d.err == nil && len(d.b) > 0 {
+			r.pol.Breaker = politeness.Breaker(d.b[0])
+			d.b = d.b[1:]
+		}
+		r.pol.Trips = int(d.uvarint())
+		r.pol.Until = d.time()
+		r.pol.Why = politeness.Reason(d.string())
+	}
 	if d.err != nil {
 		return hostRecord{}, fmt.Errorf("%w: host record", d.err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/politeness"
 )
 
 func TestTaskRoundTrip(t *testing.T) {
@@ -16,6 +17,9 @@ func TestTaskRoundTrip(t *testing.T) {
 		{Link: crawl.Link{URL: "http://a.test/p", Key: "http://a.test/p", Host: "a.test", Depth: 1,
 			Hints: crawl.Hints{LastMod: time.Unix(1700000000, 0), ChangeFreq: "daily", Priority: 0.8, HasPriority: true}}},
 		{Link: crawl.Link{URL: "http://a.test/q", Key: "http://a.test/q", Host: "a.test", Hints: crawl.Hints{Priority: 0, HasPriority: true}}},
+		{Link: crawl.Link{URL: "http://a.test/v", Key: "http://a.test/v", Host: "a.test"},
+			Validators: crawl.Validators{ETag: `W/"x1"`, LastModified: "Sat, 21 Nov 2026 10:00:00 GMT"}},
+		{Link: crawl.Link{URL: "http://a.test/v", Key: "http://a.test/v", Host: "a.test"}, Validators: crawl.Validators{ETag: `"e"`}},
 	}
 	for _, want := range tests {
 		got, err := decodeTask(encodeTask(want))
@@ -23,6 +27,54 @@ func TestTaskRoundTrip(t *testing.T) {
 			t.Fatalf("decodeTask(encodeTask(%+v)): %v", want, err)
 		}
 		if !sameTask(got, want) || !got.Hints.LastMod.Equal(want.Hints.LastMod) {
+			t.Errorf("round trip = %+v, want %+v", got, want)
+		}
+	}
+}
+
+func TestHostRecordRoundTrip(t *testing.T) {
+	until := time.Unix(1800000000, 5)
+	tests := []hostRecord{
+		{},
+		{readyAt: time.Unix(1700000000, 0), nextSeq: 7, queued: 3, fetched: 9},
+		{readyAt: time.Unix(1700000000, 0), nextSeq: 1, queued: 1, fetched: 2, pol: politeness.HostState{
+			Latency: 1500 * time.Millisecond, Streak: 4, Breaker: politeness.BreakerOpen, Trips: 2,
+			Until: until, Why: politeness.ReasonBreaker}},
+		{pol: politeness.HostState{Latency: time.Millisecond}},
+	}
+	for _, want := range tests {
+		got, err := decodeHostRecord(want.encode())
+		if err != nil {
+			t.Fatalf("decode(encode(%+v)): %v", want, err)
+		}
+		if !got.readyAt.Equal(want.readyAt) || !got.pol.Until.Equal(want.pol.Until) {
+			t.Errorf("round trip times = %v %v, want %v %v", got.readyAt, got.pol.Until, want.readyAt, want.pol.Until)
+		}
+		got.readyAt, want.readyAt, got.pol.Until, want.pol.Until = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+		if got != want {
+			t.Errorf("round trip = %+v, want %+v", got, want)
+		}
+	}
+}
+
+func TestURLRecordRoundTrip(t *testing.T) {
+	tests := []urlRecord{
+		{state: urlQueued, depth: 2, prio: 1, seq: 5},
+		{state: urlDone, depth: 1, status: 200, capture: &crawl.Capture{File: "a.warc.gz", Offset: 1, Length: 2},
+			valid: crawl.Validators{ETag: `"abc"`, LastModified: "Sat, 21 Nov 2026 10:00:00 GMT"}},
+		{state: urlDone, status: 304, valid: crawl.Validators{LastModified: "x"}},
+	}
+	for _, want := range tests {
+		got, err := decodeURLRecord(want.encode())
+		if err != nil {
+			t.Fatalf("decode(encode(%+v)): %v", want, err)
+		}
+		if (got.capture == nil) != (want.capture == nil) || got.capture != nil && *got.capture != *want.capture {
+			t.Errorf("capture = %v, want %v", got.capture, want.capture)
+		}
+		got.capture, want.capture = nil, nil
+		got.fetchedAt, want.fetchedAt = time.Time{}, time.Time{}
+		if got != want {
 			t.Errorf("round trip = %+v, want %+v", got, want)
 		}
 	}

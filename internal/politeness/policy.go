@@ -34,6 +34,29 @@ type Policy struct {
 	// permits after "a reasonably long period of time" (30 days). Default
 	// 30 days; negative: never.
 	RobotsAllowAfter time.Duration
+
+	// LatencyFactor makes the gap grow with a slow server: at least
+	// LatencyFactor × the host's smoothed time to first byte, up to
+	// MaxLatencyDelay (the way Bingbot backs off a struggling site).
+	// Default 2; negative turns it off.
+	LatencyFactor   float64
+	MaxLatencyDelay time.Duration // default 60s
+	// RetryAfterCap bounds how long a server's Retry-After can park a
+	// host; default 1h.
+	RetryAfterCap time.Duration
+	// BackoffBase is the wait after a transient failure (timeout, reset,
+	// 5xx, 429 or 503 without Retry-After); it doubles with each further
+	// consecutive failure up to BackoffMax, with jitter. Defaults 5s and
+	// 10m.
+	BackoffBase time.Duration
+	BackoffMax  time.Duration
+	// BreakerThreshold consecutive transient failures open the host's
+	// circuit breaker: it is parked for BreakerOpenFor (doubling per
+	// consecutive trip, up to BreakerOpenMax), then probed with one
+	// request. Defaults 5, 1m, 1h.
+	BreakerThreshold int
+	BreakerOpenFor   time.Duration
+	BreakerOpenMax   time.Duration
 }
 
 // Default fills zero fields with godwit's polite defaults.
@@ -59,6 +82,16 @@ func (p *Policy) Default() {
 	if p.RobotsAllowAfter == 0 {
 		p.RobotsAllowAfter = 30 * 24 * time.Hour
 	}
+	if p.LatencyFactor == 0 {
+		p.LatencyFactor = 2
+	}
+	setDefault(&p.MaxLatencyDelay, 60*time.Second)
+	setDefault(&p.RetryAfterCap, time.Hour)
+	setDefault(&p.BackoffBase, 5*time.Second)
+	setDefault(&p.BackoffMax, 10*time.Minute)
+	setDefault(&p.BreakerThreshold, 5)
+	setDefault(&p.BreakerOpenFor, time.Minute)
+	setDefault(&p.BreakerOpenMax, time.Hour)
 }
 
 // Validate reports the first setting that cannot work.
@@ -79,18 +112,26 @@ func (p Policy) Validate() error {
 	if p.RobotsBackoff <= 0 || p.RobotsBackoffMax < p.RobotsBackoff {
 		errs = append(errs, fmt.Errorf("politeness: robots backoff %v..%v is not a valid range", p.RobotsBackoff, p.RobotsBackoffMax))
 	}
+	if p.MaxLatencyDelay < 0 || p.RetryAfterCap < 0 {
+		errs = append(errs, fmt.Errorf("politeness: max latency delay %v and retry-after cap %v must not be negative", p.MaxLatencyDelay, p.RetryAfterCap))
+	}
+	if p.BackoffBase <= 0 || p.BackoffMax < p.BackoffBase {
+		errs = append(errs, fmt.Errorf("politeness: backoff %v..%v is not a valid range", p.BackoffBase, p.BackoffMax))
+	}
+	if p.BreakerThreshold < 1 {
+		errs = append(errs, fmt.Errorf("politeness: breaker threshold %d must be at least 1", p.BreakerThreshold))
+	}
+	if p.BreakerOpenFor <= 0 || p.BreakerOpenMax < p.BreakerOpenFor {
+		errs = append(errs, fmt.Errorf("politeness: breaker open time %v..%v is not a valid range", p.BreakerOpenFor, p.BreakerOpenMax))
+	}
 	return errors.Join(errs...)
 }
 
-// HostDelay returns the gap to keep between requests to a host whose
-// robots.txt asks for crawlDelay (zero when it asks for nothing). capped
-// reports that the site's value exceeded CrawlDelayCap and was reduced.
-func (p Policy) HostDelay(crawlDelay time.Duration) (d time.Duration, capped bool) {
-	d = p.Delay
-	if crawlDelay > p.CrawlDelayCap {
-		crawlDelay, capped = p.CrawlDelayCap, true
+func setDefault[T comparable](p *T, v T) {
+	var zero T
+	if *p == zero {
+		*p = v
 	}
-	return max(d, crawlDelay), capped
 }
 
 // RobotsRetryDelay returns how long to wait before asking again for a

@@ -5,28 +5,6 @@ import (
 	"time"
 )
 
-func TestHostDelay(t *testing.T) {
-	p := Policy{Delay: time.Second, CrawlDelayCap: 10 * time.Second}
-	p.Default()
-	tests := []struct {
-		crawlDelay time.Duration
-		want       time.Duration
-		capped     bool
-	}{
-		{0, time.Second, false},
-		{500 * time.Millisecond, time.Second, false},
-		{3 * time.Second, 3 * time.Second, false},
-		{10 * time.Second, 10 * time.Second, false},
-		{time.Hour, 10 * time.Second, true},
-	}
-	for _, tt := range tests {
-		got, capped := p.HostDelay(tt.crawlDelay)
-		if got != tt.want || capped != tt.capped {
-			t.Errorf("HostDelay(%v) = %v, %v; want %v, %v", tt.crawlDelay, got, capped, tt.want, tt.capped)
-		}
-	}
-}
-
 func TestRobotsRetryDelay(t *testing.T) {
 	p := Policy{RobotsBackoff: time.Minute, RobotsBackoffMax: 5 * time.Minute}
 	p.Default()
