@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/mail"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,28 +25,31 @@ import (
 // (--config) and flags; flags win. It is plain data: defaultSettings fills
 // it, validate checks it, and wire turns it into the packages' configs.
 type crawlSettings struct {
-	Seeds         []string       `yaml:"seeds"`
-	SeedsFile     string         `yaml:"seeds_file"`
-	SkipBadSeeds  bool           `yaml:"skip_bad_seeds"`
-	Data          string         `yaml:"data"`
-	Fresh         bool           `yaml:"-"` // flag only: a config file should not wipe a crawl
-	Scope         string         `yaml:"scope"`
-	MaxDepth      int            `yaml:"max_depth"`
-	MaxPages      int64          `yaml:"max_pages"`
-	Delay         time.Duration  `yaml:"delay"`
-	CrawlDelayCap time.Duration  `yaml:"crawl_delay_cap"`
-	Workers       int            `yaml:"workers"`
-	UserAgent     string         `yaml:"user_agent"`
-	Contact       string         `yaml:"contact"`
-	Proxy         string         `yaml:"proxy"`
-	AllowPrivate  bool           `yaml:"allow_private"`
-	Timeout       time.Duration  `yaml:"timeout"`
-	MaxBodyBytes  int64          `yaml:"max_body_bytes"`
-	Grace         time.Duration  `yaml:"grace"`
-	LogLevel      string         `yaml:"log_level"`
-	Robots        robotsSettings `yaml:"robots"`
-	Adapt         adaptSettings  `yaml:"adapt"`
-	WARC          warcSettings   `yaml:"warc"`
+	Seeds         []string      `yaml:"seeds"`
+	SeedsFile     string        `yaml:"seeds_file"`
+	SkipBadSeeds  bool          `yaml:"skip_bad_seeds"`
+	Data          string        `yaml:"data"`
+	Fresh         bool          `yaml:"-"` // flag only: a config file should not wipe a crawl
+	Scope         string        `yaml:"scope"`
+	MaxDepth      int           `yaml:"max_depth"`
+	MaxPages      int64         `yaml:"max_pages"`
+	Delay         time.Duration `yaml:"delay"`
+	CrawlDelayCap time.Duration `yaml:"crawl_delay_cap"`
+	Workers       int           `yaml:"workers"`
+	UserAgent     string        `yaml:"user_agent"`
+	Contact       string        `yaml:"contact"`
+	Proxy         string        `yaml:"proxy"`
+	AllowPrivate  bool          `yaml:"allow_private"`
+	Timeout       time.Duration `yaml:"timeout"`
+	MaxBodyBytes  int64         `yaml:"max_body_bytes"`
+	Grace         time.Duration `yaml:"grace"`
+	LogLevel      string        `yaml:"log_level"`
+	// MemoryLimit is the Go runtime's soft memory limit ("256MiB"); empty
+	// leaves it to GOMEMLIMIT or the runtime's default (none).
+	MemoryLimit string         `yaml:"memory_limit"`
+	Robots      robotsSettings `yaml:"robots"`
+	Adapt       adaptSettings  `yaml:"adapt"`
+	WARC        warcSettings   `yaml:"warc"`
 
 	// URL identity, scope rules and trap defences: see the "URLs, scope
 	// and traps" block at the end of this file.
@@ -164,6 +169,7 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.s.Timeout, "timeout", d.Timeout, "whole-request timeout, body included")
 	fs.Int64Var(&f.s.MaxBodyBytes, "max-body", d.MaxBodyBytes, "body size cap in bytes (longer bodies are truncated and marked)")
 	fs.StringVar(&f.s.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
+	fs.StringVar(&f.s.MemoryLimit, "memory-limit", "", "soft memory limit of the process, e.g. 256MiB or 2GiB (default: $GOMEMLIMIT, else none)")
 }
 
 // settings merges defaults, the config file and the flags that were set.
@@ -196,6 +202,7 @@ func (f *crawlFlags) settings(fs *pflag.FlagSet, args []string) (crawlSettings, 
 	set("timeout", func() { s.Timeout = f.s.Timeout })
 	set("max-body", func() { s.MaxBodyBytes = f.s.MaxBodyBytes })
 	set("log-level", func() { s.LogLevel = f.s.LogLevel })
+	set("memory-limit", func() { s.MemoryLimit = f.s.MemoryLimit })
 	s.Seeds = append(s.Seeds, args...)
 	return s, s.validate()
 }
@@ -226,6 +233,11 @@ func (s crawlSettings) validate() error {
 	}
 	if _, err := parseLevel(s.LogLevel); err != nil {
 		return err
+	}
+	if s.MemoryLimit != "" {
+		if _, err := parseBytes(s.MemoryLimit); err != nil {
+			return fmt.Errorf("--memory-limit: %w", err)
+		}
 	}
 	if err := checkContact(s.Contact); err != nil {
 		return err
@@ -260,6 +272,27 @@ func (s crawlSettings) userAgent() string {
 		ua += " (+" + s.Contact + ")"
 	}
 	return ua
+}
+
+// parseBytes reads a size such as "1048576", "512KiB", "256MiB", "2GiB"
+// (binary units, as GOMEMLIMIT spells them; "B" optional).
+func parseBytes(v string) (int64, error) {
+	num := strings.TrimSpace(v)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"B", 1}} {
+		if n, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q is not a positive size such as 512MiB or 2GiB", v)
+	}
+	return n * mult, nil
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

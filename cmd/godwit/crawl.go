@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -37,6 +38,10 @@ few seconds, the WARC is flushed, exit status 0).`,
 				return err
 			}
 			s.proxyEnv = fetch.ProxyEnvFrom(os.Getenv)
+			if s.MemoryLimit != "" {
+				limit, _ := parseBytes(s.MemoryLimit) // validated
+				debug.SetMemoryLimit(limit)
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			term := newTerminal(cmd.ErrOrStderr())

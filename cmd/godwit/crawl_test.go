@@ -87,7 +87,7 @@ func checkReport(t *testing.T, r fakeweb.Report) {
 		}
 	}
 	if r.Coverage != 1 {
-		t.Errorf("coverage = %.3f (%d of %d reachable pages), want 1", r.Coverage, r.Covered, r.Reachable)
+		t.Errorf("coverage = %.3f (%d of %d reachable pages), want 1; missing %v", r.Coverage, r.Covered, r.Reachable, r.Missing)
 	}
 	if r.OutOfTruth != 0 {
 		t.Errorf("%d pages fetched outside the ground truth (too deep or unreachable)", r.OutOfTruth)

@@ -21,6 +21,14 @@ const (
 	DefaultMaxLinks = 10_000
 	// MaxTitle is the maximum length of [Document.Title] in bytes.
 	MaxTitle = 512
+	// MaxToken bounds one token (a run of text, a tag with its
+	// attributes, a comment): the tokenizer holds a whole token in memory,
+	// so without a bound a page of one 20 MiB text run (a decompression
+	// bomb of spaces) costs several times that. Extraction stops at a
+	// longer token, keeping the links before it, and sets
+	// [Document.Truncated]. Data-URI images in attributes are the largest
+	// legitimate tokens; they stay well under this.
+	MaxToken = 4 << 20
 )
 
 // Options configures [HTML]. The zero value is usable; [Options.Default]
@@ -88,7 +96,8 @@ type Document struct {
 	Title string
 	// Links are the outlinks, in document order.
 	Links []Link
-	// Truncated reports that the page had more than MaxLinks links.
+	// Truncated reports that extraction stopped early: the page had more
+	// than MaxLinks links, or a token longer than MaxToken.
 	Truncated bool
 	// Robots are the directives of the page's <meta name="robots"> tags
 	// and of its <meta> tags named after one of Options.Agents, merged,
@@ -161,12 +170,16 @@ func scan(page *url.URL, body []byte, cs charset, opts *Options) (*Document, *ch
 		foreign   int // depth of <svg> and <math>, whose <title> is not the page's
 	)
 	z := html.NewTokenizer(cs.reader(body))
+	z.SetMaxBuf(MaxToken)
 loop:
 	for {
 		switch tt := z.Next(); tt {
 		case html.ErrorToken:
-			// io.EOF: the readers of charset.reader have no other
-			// errors.
+			// io.EOF (the readers of charset.reader have no other
+			// errors), or a token longer than MaxToken.
+			if errors.Is(z.Err(), html.ErrBufferExceeded) {
+				d.Truncated = true
+			}
 			break loop
 		case html.TextToken:
 			if inTitle && len(title) < 4*MaxTitle {

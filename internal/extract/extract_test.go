@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -223,5 +224,27 @@ func TestPageURL(t *testing.T) {
 		if _, err := HTML(p, []byte(`<a href="/x">`), nil); !errors.Is(err, ErrPageURL) {
 			t.Errorf("HTML(%v) error = %v, want ErrPageURL", p, err)
 		}
+	}
+}
+
+// TestHugeTokenStopsExtraction: one text run longer than MaxToken (a
+// decompression bomb of spaces) ends extraction with the links before it,
+// and memory stays near MaxToken rather than a multiple of the page.
+func TestHugeTokenStopsExtraction(t *testing.T) {
+	page := mustURL("http://a.test/")
+	body := []byte(`<a href="/before">b</a><p>` + strings.Repeat(" ", 8*MaxToken) + `<a href="/after">a</a>`)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	d, err := HTML(page, body, nil)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Links) != 1 || d.Links[0].URL != "http://a.test/before" || !d.Truncated {
+		t.Errorf("links %+v truncated %v; want only /before, truncated", d.Links, d.Truncated)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 6*MaxToken {
+		t.Errorf("allocated %d MiB for a %d MiB page, want at most %d MiB", alloc>>20, len(body)>>20, 6*MaxToken>>20)
 	}
 }

@@ -132,6 +132,9 @@ type Report struct {
 	Reachable int     `json:"reachable"`
 	Covered   int     `json:"covered"`
 	Coverage  float64 `json:"coverage"`
+	// Missing names up to 20 reachable pages never answered 200 (host
+	// and path), to say what a crawl with Coverage below 1 missed.
+	Missing []string `json:"missing,omitempty"`
 	// OutOfTruth counts distinct URLs requested (robots.txt aside) that
 	// are neither a reachable page nor a reachable redirect: too deep,
 	// disallowed, on an unavailable host, or not on the web at all.
@@ -476,6 +479,12 @@ func (w *Web) Report(j Judge) Report {
 					}
 				}
 			}
+		}
+	}
+	for i, d := range t.pages {
+		if d >= 0 && !covered[i] && len(rep.Missing) < 20 {
+			tg := w.slotTarget(i)
+			rep.Missing = append(rep.Missing, w.hostName(tg.host)+pathOf(tg))
 		}
 	}
 	rep.Coverage = 1

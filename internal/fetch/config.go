@@ -20,10 +20,12 @@ const (
 	DefaultDNSMaxTTL             = time.Hour
 	DefaultDNSNegativeTTL        = time.Minute
 	DefaultDNSCacheSize          = 100_000
-	// DefaultDecodedFactor times MaxBodyBytes is the default MaxDecodedBytes:
-	// generous for real pages (HTML compresses 4–10×, but pages that large
-	// are rare), small enough that a bomb cannot exhaust memory.
-	DefaultDecodedFactor = 4
+	// DefaultDecodedFactor times MaxBodyBytes is the default MaxDecodedBytes.
+	// A page is read up to 10 MiB on the wire and parsed up to 20 MiB of
+	// decoded HTML: real pages that large are rare, and every worker may
+	// hold one at a time, so this factor multiplies the crawl's worst-case
+	// memory (docs/benchmarks.md, "hostile web").
+	DefaultDecodedFactor = 2
 )
 
 // Config configures a Client. It is plain data: the zero value plus a

@@ -61,7 +61,7 @@ func TestConfigDefault(t *testing.T) {
 	want := Config{
 		Timeout: 30 * time.Second, DialTimeout: 10 * time.Second,
 		TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: 20 * time.Second,
-		MaxBodyBytes: 10 << 20, MaxDecodedBytes: 40 << 20, MaxIdleConnsPerHost: 2,
+		MaxBodyBytes: 10 << 20, MaxDecodedBytes: 20 << 20, MaxIdleConnsPerHost: 2,
 		DNSCacheTTL: 5 * time.Minute, DNSMinTTL: 30 * time.Second, DNSMaxTTL: time.Hour,
 		DNSNegativeTTL: time.Minute, DNSCacheSize: 100_000,
 	}
@@ -70,8 +70,8 @@ func TestConfigDefault(t *testing.T) {
 	}
 	c = Config{MaxBodyBytes: 1000, Timeout: time.Second}
 	c.Default()
-	if c.MaxDecodedBytes != 4000 || c.Timeout != time.Second {
-		t.Errorf("Default() kept/derived %+v, want MaxDecodedBytes 4000 and Timeout 1s", c)
+	if c.MaxDecodedBytes != 2000 || c.Timeout != time.Second {
+		t.Errorf("Default() kept/derived %+v, want MaxDecodedBytes 2000 and Timeout 1s", c)
 	}
 }
 

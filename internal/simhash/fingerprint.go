@@ -1,0 +1,217 @@
+package simhash
+
+import (
+	"math/bits"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// shingleWords is the number of consecutive words in a feature of
+// Fingerprint. Three words is the usual choice for web pages (Broder's
+// shingles, Manku et al.): one word is too coarse (every page about the
+// same topic shares its vocabulary), more words make a one-word edit
+// change more features.
+const shingleWords = 3
+
+// Feature is one weighted feature of a document, for FromFeatures.
+type Feature struct {
+	Text   string
+	Weight int // usually the number of occurrences; 0 contributes nothing
+}
+
+// Fingerprint returns the 64-bit SimHash (Charikar, 2002) of text: the
+// features are its word 3-shingles, each weighted by its number of
+// occurrences and hashed with xxhash64. Near-identical texts get
+// fingerprints at a small Hamming distance (see Distance).
+//
+// Words are maximal runs of letters, digits and combining marks, lower-cased
+// rune by rune (unicode.ToLower); everything else separates words, except
+// that each Han, Hiragana and Katakana character is a word of its own, as
+// those scripts do not put spaces between words. A shingle is its words
+// joined by one space, so
+//
+//	Fingerprint("The cat sat on") == FromFeatures([]Feature{{"the cat sat", 1}, {"cat sat on", 1}})
+//
+// A text of fewer than three words has one feature, all its words; a text
+// without words has none, and fingerprint 0.
+func Fingerprint(text string) uint64 {
+	var acc accumulator
+	forEachShingle(text, func(s []byte) { acc.add(xxhash.Sum64(s)) })
+	return acc.sum()
+}
+
+// FromFeatures returns the SimHash of weighted features, each hashed with
+// xxhash64 of its UTF-8 bytes: bit i is set when the features whose hash
+// has bit i set outweigh those whose hash has it clear. A feature listed
+// twice counts twice, like one with the sum of the weights.
+func FromFeatures(features []Feature) uint64 {
+	return fromFeatures(features, xxhash.Sum64String)
+}
+
+// fromFeatures is FromFeatures with another feature hash, so that the
+// tests can check the algorithm against other implementations' vectors.
+func fromFeatures(features []Feature, hash func(string) uint64) uint64 {
+	var v [64]int64
+	for _, f := range features {
+		w := int64(f.Weight)
+		if w == 0 {
+			continue
+		}
+		h := hash(f.Text)
+		for i := range v {
+			// Branch-free: +w if bit i is set, -w if not.
+			v[i] += (2*int64(h>>i&1) - 1) * w
+		}
+	}
+	var fp uint64
+	for i, s := range v {
+		if s > 0 {
+			fp |= 1 << i
+		}
+	}
+	return fp
+}
+
+// Distance returns the Hamming distance of two fingerprints: the number of
+// bits in which they differ, from 0 (identical) to 64.
+func Distance(a, b uint64) int {
+	return bits.OnesCount64(a ^ b)
+}
+
+// accumulator sums features of weight 1 for Fingerprint. Instead of 64
+// counters updated per feature it keeps eight words of eight byte-wide
+// lanes: lane j of word b counts bit 8b+j, and one feature costs eight
+// shifts, masks and adds instead of 64. A byte overflows after 255
+// features, so the lanes are flushed into the counters before that.
+type accumulator struct {
+	lanes   [8]uint64
+	pending int // features in lanes since the last flush
+	counts  [64]int64
+	n       int64 // features added
+}
+
+const laneMask = 0x0101010101010101
+
+func (a *accumulator) add(h uint64) {
+	for j := range a.lanes {
+		a.lanes[j] += h >> j & laneMask
+	}
+	a.n++
+	if a.pending++; a.pending == 255 {
+		a.flush()
+	}
+}
+
+func (a *accumulator) flush() {
+	for j, l := range a.lanes {
+		for b := range 8 {
+			a.counts[8*b+j] += int64(l >> (8 * b) & 0xff)
+		}
+	}
+	a.lanes = [8]uint64{}
+	a.pending = 0
+}
+
+// sum is the fingerprint: bit i is set when more than half the features
+// have it set, which is FromFeatures' rule with all weights 1.
+func (a *accumulator) sum() uint64 {
+	a.flush()
+	var fp uint64
+	for i, c := range a.counts {
+		if 2*c > a.n {
+			fp |= 1 << i
+		}
+	}
+	return fp
+}
+
+// forEachShingle calls fn with each word 3-shingle of text, in order, as
+// the lower-cased words joined by single spaces (or once with all the words
+// when there are fewer than three). The slice is only valid during the
+// call. Only the current shingle is held, whatever the length of text.
+func forEachShingle(text string, fn func(shingle []byte)) {
+	var (
+		stack   [128]byte
+		buf     = stack[:0]
+		starts  [shingleWords]int // offsets in buf of the words held
+		n       int               // words held
+		emitted bool
+	)
+	for i := 0; i < len(text); {
+		r, size := decodeRune(text, i)
+		if !isWordRune(r) {
+			i += size
+			continue
+		}
+		if n == shingleWords { // drop the oldest word
+			off := starts[1]
+			buf = buf[:copy(buf, buf[off:])]
+			for j := 1; j < shingleWords; j++ {
+				starts[j-1] = starts[j] - off
+			}
+			n--
+		}
+		if n > 0 {
+			buf = append(buf, ' ')
+		}
+		starts[n] = len(buf)
+		n++
+		if isIdeograph(r) {
+			buf = appendLower(buf, r)
+			i += size
+		} else {
+			for i < len(text) {
+				r, size = decodeRune(text, i)
+				if !isWordRune(r) || isIdeograph(r) {
+					break
+				}
+				buf = appendLower(buf, r)
+				i += size
+			}
+		}
+		if n == shingleWords {
+			fn(buf)
+			emitted = true
+		}
+	}
+	if !emitted && n > 0 {
+		fn(buf)
+	}
+}
+
+func decodeRune(s string, i int) (rune, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
+// isWordRune reports whether r belongs to a word. Marks are included so
+// that scripts such as Devanagari, whose vowel signs are marks, do not
+// fall apart into single letters.
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)
+}
+
+// isIdeograph reports whether r is a word by itself: scripts written
+// without spaces between words, where a run of letters is a phrase or a
+// sentence. Treating each character as a word makes the shingles character
+// trigrams, the usual cheap substitute for word segmentation.
+func isIdeograph(r rune) bool {
+	return r >= 0x2E80 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r))
+}
+
+func appendLower(b []byte, r rune) []byte {
+	if r < utf8.RuneSelf {
+		if 'A' <= r && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		return append(b, byte(r))
+	}
+	return utf8.AppendRune(b, unicode.ToLower(r))
+}

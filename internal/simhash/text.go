@@ -1,0 +1,213 @@
+package simhash
+
+import (
+	"bytes"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+)
+
+// MaxText is the most bytes of text VisibleText returns. A megabyte of
+// text is some 150,000 words, far more than a page needs for its
+// fingerprint to be stable, and it bounds the cost of a huge page.
+const MaxText = 1 << 20
+
+// VisibleText returns the text a reader sees of an HTML page already
+// decoded to UTF-8, without the cheapest-to-recognise boilerplate, for
+// Fingerprint. It is a heuristic for near-duplicate detection, not a
+// renderer:
+//
+//   - dropped with their content: comments, <title>, <script>, <style>,
+//     <noscript>, <template>, <svg>, <math>,
+//     <iframe>, <object>, <canvas>, <select>, elements with the hidden
+//     attribute; and navigation: <nav>, <aside>, elements whose role is
+//     navigation, banner, contentinfo, complementary or search, and
+//     <header> and <footer> except inside <article>, <section>, <main>
+//     (where they belong to the content, e.g. an article's headline);
+//   - character references are decoded;
+//   - every run of white space, and every tag other than inline phrasing
+//     tags such as <a>, <b> or <span>, becomes one space; leading and
+//     trailing space is dropped;
+//   - the result is valid UTF-8 (invalid bytes become U+FFFD) and at most
+//     MaxText bytes, cut at a character boundary.
+//
+// The page is read with the HTML tokenizer, not parsed into a tree, so
+// memory is bounded by the page and the result, and there is no tree to
+// repair misnested markup: an unclosed skipped element (<nav> with no
+// </nav>) hides the rest of the page, up to </body>.
+func VisibleText(page []byte) string {
+	var w textWriter
+	w.b.Grow(min(len(page)/4, MaxText))
+	var (
+		skip     string // name of the element being skipped, "" if none
+		depth    int    // open elements named skip, while skipping
+		sections int    // open <article>, <section>, <main>
+	)
+	z := html.NewTokenizer(bytes.NewReader(page))
+	for !w.full {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return w.b.String()
+		case html.TextToken:
+			if skip == "" {
+				w.text(z.Text())
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			// Self-closing syntax means an empty element only in SVG
+			// and MathML; on an HTML element it is ignored.
+			selfClosing := tt == html.SelfClosingTagToken && foreignTags[string(name)]
+			if skip != "" {
+				if string(name) == skip && !selfClosing {
+					depth++
+				}
+				continue
+			}
+			if !inlineTags[string(name)] {
+				w.space()
+			}
+			if selfClosing || voidTags[string(name)] {
+				continue
+			}
+			switch {
+			case skipTags[string(name)]:
+			case (string(name) == "header" || string(name) == "footer") && sections == 0:
+			case hasAttr && hiddenByAttr(z):
+			default:
+				if sectionTags[string(name)] {
+					sections++
+				}
+				continue
+			}
+			skip, depth = string(name), 1
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			if skip != "" {
+				switch string(name) {
+				case skip:
+					if depth--; depth == 0 {
+						skip = ""
+					}
+				case "body", "html":
+					// A skipped element left open ends with the
+					// document, not the page's text.
+					skip = ""
+				}
+				continue
+			}
+			if sectionTags[string(name)] && sections > 0 {
+				sections--
+			}
+			if !inlineTags[string(name)] {
+				w.space()
+			}
+		}
+	}
+	return w.b.String()
+}
+
+// hiddenByAttr reports whether the attributes of the current start tag
+// mark its element as hidden or as navigation.
+func hiddenByAttr(z *html.Tokenizer) bool {
+	for {
+		key, val, more := z.TagAttr()
+		switch string(key) {
+		case "hidden":
+			return true
+		case "role":
+			// The first role token the user agent knows applies; these
+			// are all well known, so the first token decides.
+			if f := strings.Fields(strings.ToLower(string(val))); len(f) > 0 && skipRoles[f[0]] {
+				return true
+			}
+		}
+		if !more {
+			return false
+		}
+	}
+}
+
+var (
+	// skipTags are dropped with their content.
+	skipTags = set("title", "script", "style", "noscript", "template",
+		"svg", "math", "iframe", "object", "canvas", "select", "nav", "aside")
+	// skipRoles are ARIA roles whose elements are dropped: the landmarks
+	// of a page's frame rather than its content.
+	skipRoles = set("navigation", "banner", "contentinfo", "complementary", "search")
+	// sectionTags hold content whose <header> and <footer> are kept.
+	sectionTags = set("article", "section", "main")
+	// foreignTags honour self-closing syntax.
+	foreignTags = set("svg", "math")
+	// voidTags have no content and no end tag.
+	voidTags = set("area", "base", "br", "col", "embed", "hr", "img", "input",
+		"link", "meta", "param", "source", "track", "wbr")
+	// inlineTags do not separate words: "<b>G</b>odwit" is one word.
+	inlineTags = set("a", "abbr", "b", "bdi", "bdo", "cite", "code", "data",
+		"del", "dfn", "em", "font", "i", "ins", "kbd", "mark", "q", "s",
+		"samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr")
+)
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// textWriter collapses white space and caps the text at MaxText bytes.
+type textWriter struct {
+	b       strings.Builder
+	pending bool // a space is owed before the next character
+	full    bool
+}
+
+// space separates what comes next from what came before.
+func (w *textWriter) space() {
+	w.pending = w.b.Len() > 0
+}
+
+func (w *textWriter) text(s []byte) {
+	for len(s) > 0 && !w.full {
+		var r rune
+		size := 1
+		if c := s[0]; c < utf8.RuneSelf {
+			r = rune(c)
+		} else {
+			r, size = utf8.DecodeRune(s)
+		}
+		if isSpace(r) {
+			w.space()
+			s = s[size:]
+			continue
+		}
+		need := utf8.RuneLen(r) // 3 for U+FFFD, whatever the input had
+		if w.pending {
+			need++
+		}
+		if w.b.Len()+need > MaxText {
+			w.full = true
+			return
+		}
+		if w.pending {
+			w.b.WriteByte(' ')
+			w.pending = false
+		}
+		if r == utf8.RuneError && size == 1 {
+			w.b.WriteRune(utf8.RuneError)
+		} else {
+			w.b.Write(s[:size])
+		}
+		s = s[size:]
+	}
+}
+
+func isSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == ' ' || '\t' <= r && r <= '\r'
+	}
+	return unicode.IsSpace(r)
+}
