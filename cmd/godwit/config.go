@@ -65,6 +65,8 @@ type crawlSettings struct {
 	// proxyEnv is the proxy environment (HTTP_PROXY, HTTPS_PROXY,
 	// NO_PROXY), used when Proxy is empty. Only the crawl command fills it.
 	proxyEnv fetch.ProxyEnv
+	// resolver replaces the system resolver; tests set it.
+	resolver fetch.Resolver
 }
 
 type robotsSettings struct {

@@ -124,6 +124,7 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 		UserAgent:    s.userAgent(),
 		Proxy:        s.Proxy,
 		ProxyEnv:     s.proxyEnv,
+		Resolver:     s.resolver,
 		AllowPrivate: s.AllowPrivate,
 		Timeout:      s.Timeout,
 		MaxBodyBytes: s.MaxBodyBytes,

@@ -1,6 +1,6 @@
 // Command godwit is a polite, archival-quality web crawler.
 //
-// Subcommands: crawl, demo, fakeweb, robots, url, version. See README.md.
+// Subcommands: crawl, demo, fakeweb, robots, url, version, warc. See README.md.
 package main
 
 import (
@@ -56,6 +56,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newRobotsCmd(),
 		newURLCmd(),
 		newVersionCmd(),
+		newWARCCmd(),
 	)
 	return root
 }

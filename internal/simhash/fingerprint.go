@@ -82,7 +82,7 @@ func Distance(a, b uint64) int {
 
 // accumulator sums features of weight 1 for Fingerprint. Instead of 64
 // counters updated per feature it keeps eight words of eight byte-wide
-// lanes: lane j of word b counts bit 8b+j, and one feature costs eight
+// lanes: byte b of word j counts bit 8b+j, and one feature costs eight
 // shifts, masks and adds instead of 64. A byte overflows after 255
 // features, so the lanes are flushed into the counters before that.
 type accumulator struct {
@@ -140,8 +140,15 @@ func forEachShingle(text string, fn func(shingle []byte)) {
 		emitted bool
 	)
 	for i := 0; i < len(text); {
-		r, size := decodeRune(text, i)
-		if !isWordRune(r) {
+		c := text[i]
+		var r rune
+		size := 1
+		if c < utf8.RuneSelf {
+			if asciiWord[c] == 0 {
+				i++
+				continue
+			}
+		} else if r, size = utf8.DecodeRuneInString(text[i:]); !isWordRune(r) {
 			i += size
 			continue
 		}
@@ -158,16 +165,25 @@ func forEachShingle(text string, fn func(shingle []byte)) {
 		}
 		starts[n] = len(buf)
 		n++
-		if isIdeograph(r) {
-			buf = appendLower(buf, r)
+		if c >= utf8.RuneSelf && isIdeograph(r) {
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
 			i += size
 		} else {
 			for i < len(text) {
-				r, size = decodeRune(text, i)
+				if c := text[i]; c < utf8.RuneSelf {
+					l := asciiWord[c]
+					if l == 0 {
+						break
+					}
+					buf = append(buf, l)
+					i++
+					continue
+				}
+				r, size := utf8.DecodeRuneInString(text[i:])
 				if !isWordRune(r) || isIdeograph(r) {
 					break
 				}
-				buf = appendLower(buf, r)
+				buf = utf8.AppendRune(buf, unicode.ToLower(r))
 				i += size
 			}
 		}
@@ -181,19 +197,26 @@ func forEachShingle(text string, fn func(shingle []byte)) {
 	}
 }
 
-func decodeRune(s string, i int) (rune, int) {
-	if c := s[i]; c < utf8.RuneSelf {
-		return rune(c), 1
+// asciiWord maps an ASCII letter or digit to its lower case, and every
+// other ASCII character to 0: a separator.
+var asciiWord = func() (t [utf8.RuneSelf]byte) {
+	for c := range t {
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			t[c] = byte(c)
+		case 'A' <= c && c <= 'Z':
+			t[c] = byte(c) + 'a' - 'A'
+		}
 	}
-	return utf8.DecodeRuneInString(s[i:])
-}
+	return t
+}()
 
 // isWordRune reports whether r belongs to a word. Marks are included so
 // that scripts such as Devanagari, whose vowel signs are marks, do not
 // fall apart into single letters.
 func isWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+		return asciiWord[r] != 0
 	}
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)
 }
@@ -204,14 +227,4 @@ func isWordRune(r rune) bool {
 // trigrams, the usual cheap substitute for word segmentation.
 func isIdeograph(r rune) bool {
 	return r >= 0x2E80 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r))
-}
-
-func appendLower(b []byte, r rune) []byte {
-	if r < utf8.RuneSelf {
-		if 'A' <= r && r <= 'Z' {
-			r += 'a' - 'A'
-		}
-		return append(b, byte(r))
-	}
-	return utf8.AppendRune(b, unicode.ToLower(r))
 }

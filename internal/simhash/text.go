@@ -20,7 +20,7 @@ const MaxText = 1 << 20
 // renderer:
 //
 //   - dropped with their content: comments, <title>, <script>, <style>,
-//     <noscript>, <template>, <svg>, <math>,
+//     <noscript>, <noembed>, <noframes>, <template>, <svg>, <math>,
 //     <iframe>, <object>, <canvas>, <select>, elements with the hidden
 //     attribute; and navigation: <nav>, <aside>, elements whose role is
 //     navigation, banner, contentinfo, complementary or search, and
@@ -39,7 +39,7 @@ const MaxText = 1 << 20
 // </nav>) hides the rest of the page, up to </body>.
 func VisibleText(page []byte) string {
 	var w textWriter
-	w.b.Grow(min(len(page)/4, MaxText))
+	w.b.Grow(min(len(page)/2, MaxText))
 	var (
 		skip     string // name of the element being skipped, "" if none
 		depth    int    // open elements named skip, while skipping
@@ -132,7 +132,7 @@ func hiddenByAttr(z *html.Tokenizer) bool {
 
 var (
 	// skipTags are dropped with their content.
-	skipTags = set("title", "script", "style", "noscript", "template",
+	skipTags = set("title", "script", "style", "noscript", "noembed", "noframes", "template",
 		"svg", "math", "iframe", "object", "canvas", "select", "nav", "aside")
 	// skipRoles are ARIA roles whose elements are dropped: the landmarks
 	// of a page's frame rather than its content.
@@ -172,42 +172,73 @@ func (w *textWriter) space() {
 
 func (w *textWriter) text(s []byte) {
 	for len(s) > 0 && !w.full {
-		var r rune
-		size := 1
-		if c := s[0]; c < utf8.RuneSelf {
-			r = rune(c)
-		} else {
-			r, size = utf8.DecodeRune(s)
-		}
-		if isSpace(r) {
+		c := s[0]
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] {
+				w.space()
+				s = s[1:]
+				continue
+			}
+		} else if r, size := utf8.DecodeRune(s); r == utf8.RuneError && size == 1 {
+			w.write([]byte(string(utf8.RuneError)))
+			s = s[1:]
+			continue
+		} else if unicode.IsSpace(r) {
 			w.space()
 			s = s[size:]
 			continue
 		}
-		need := utf8.RuneLen(r) // 3 for U+FFFD, whatever the input had
-		if w.pending {
-			need++
+		// A run of valid UTF-8 without space, written at once.
+		n := 0
+		for n < len(s) {
+			if c := s[n]; c < utf8.RuneSelf {
+				if asciiSpace[c] {
+					break
+				}
+				n++
+				continue
+			}
+			r, size := utf8.DecodeRune(s[n:])
+			if r == utf8.RuneError && size == 1 || unicode.IsSpace(r) {
+				break
+			}
+			n += size
 		}
-		if w.b.Len()+need > MaxText {
-			w.full = true
-			return
-		}
-		if w.pending {
-			w.b.WriteByte(' ')
-			w.pending = false
-		}
-		if r == utf8.RuneError && size == 1 {
-			w.b.WriteRune(utf8.RuneError)
-		} else {
-			w.b.Write(s[:size])
-		}
-		s = s[size:]
+		w.write(s[:n])
+		s = s[n:]
 	}
 }
 
+// write appends p, valid UTF-8 without space, after the pending space if
+// any; what does not fit in MaxText is cut at a character boundary.
+func (w *textWriter) write(p []byte) {
+	room := MaxText - w.b.Len()
+	if w.pending {
+		room--
+	}
+	if len(p) > room {
+		w.full = true
+		for room > 0 && !utf8.RuneStart(p[room]) {
+			room--
+		}
+		if room <= 0 {
+			return
+		}
+		p = p[:room]
+	}
+	if w.pending {
+		w.b.WriteByte(' ')
+		w.pending = false
+	}
+	w.b.Write(p)
+}
+
+// asciiSpace is the ASCII white space of unicode.IsSpace.
+var asciiSpace = [utf8.RuneSelf]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true}
+
 func isSpace(r rune) bool {
 	if r < utf8.RuneSelf {
-		return r == ' ' || '\t' <= r && r <= '\r'
+		return asciiSpace[r]
 	}
 	return unicode.IsSpace(r)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -150,36 +151,71 @@ func Verify(r io.Reader, name string, opts VerifyOptions) ([]Problem, Summary, e
 // File reads and checks every record of r, a WARC file (gzip or not)
 // named name. Problems in the file, its framing included (a torn tail, a
 // wrong Content-Length, an ARC file), are recorded, not returned: the
-// error is only for a reader that fails (an I/O error). Reading stops at
-// the first framing problem, which is reported with the offset where the
-// intact records end.
+// error is only for a reader that fails (an I/O error).
+//
+// When r can be read at any offset and knows its size (an *os.File, a
+// *bytes.Reader, an *io.SectionReader), damage in the middle of a file
+// does not end the check: reading resumes at the next offset where a
+// whole record starts (a gzip member header, or a "WARC/1." line), and
+// the problem says how many bytes were skipped. Record numbers after such
+// a gap count the records read. Otherwise reading stops at the first
+// framing problem.
 func (v *Verifier) File(r io.Reader, name string) error {
 	fileIdx := len(v.names)
 	v.names = append(v.names, name)
 	v.sum.Files++
-	rd, err := NewReader(r)
-	if err != nil {
-		return err
-	}
+	ra, size, seekable := readerAt(r)
+	var base int64 // offset of src in r
+	src := r
 	n := 0
 	for {
-		rec, err := rd.Next()
-		if err == io.EOF {
+		rd, err := NewReader(src)
+		if err != nil {
+			return err
+		}
+		var re *ReadError
+		for {
+			rec, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				if !errors.As(err, &re) {
+					return fmt.Errorf("warc: verify %s: %w", name, err)
+				}
+				break
+			}
+			n++
+			v.sum.Records++
+			v.record(rec, Problem{File: name, file: fileIdx, Record: n, Offset: base + rd.Offset(),
+				RecordID: rec.Header.Get(FieldRecordID)})
+		}
+		if re == nil {
 			break
 		}
-		if err != nil {
-			var re *ReadError
-			if !errors.As(err, &re) {
+		at := base + re.Offset
+		p := Problem{File: name, file: fileIdx, Record: n + 1, Offset: at, Severity: Fault}
+		next, found := int64(0), false
+		if seekable {
+			if next, found, err = resync(ra, at+1, size); err != nil {
 				return fmt.Errorf("warc: verify %s: %w", name, err)
 			}
-			v.add(Problem{File: name, file: fileIdx, Record: n + 1, Offset: re.Offset, Severity: Fault,
-				Message: framingMessage(re)})
+		}
+		switch {
+		case found && errors.Is(re, ErrTornTail):
+			p.Message = fmt.Sprintf("damaged record: %v, but not a torn tail: a whole record follows; %d bytes skipped, reading resumed at offset %d", re.Err, next-at, next)
+		case found:
+			p.Message = fmt.Sprintf("malformed: %v; %d bytes skipped, reading resumed at offset %d", re.Err, next-at, next)
+		case errors.Is(re, ErrTornTail):
+			p.Message = fmt.Sprintf("torn tail: %v; the records before offset %d are whole", re.Err, at)
+		default:
+			p.Message = fmt.Sprintf("malformed: %v; no whole record follows, the rest of the file was not checked", re.Err)
+		}
+		v.add(p)
+		if !found {
 			return nil
 		}
-		n++
-		v.sum.Records++
-		v.record(rec, Problem{File: name, file: fileIdx, Record: n, Offset: rd.Offset(),
-			RecordID: rec.Header.Get(FieldRecordID)})
+		base, src = next, io.NewSectionReader(ra, next, size-next)
 	}
 	if n == 0 {
 		v.add(Problem{File: name, file: fileIdx, Severity: Fault, Message: "no WARC records: the file is empty"})
@@ -187,11 +223,80 @@ func (v *Verifier) File(r io.Reader, name string) error {
 	return nil
 }
 
-func framingMessage(re *ReadError) string {
-	if errors.Is(re, ErrTornTail) {
-		return fmt.Sprintf("torn tail: %v; the records before offset %d are whole", re.Err, re.Offset)
+// readerAt returns r as an io.ReaderAt with its size, if it is one.
+func readerAt(r io.Reader) (io.ReaderAt, int64, bool) {
+	ra, ok := r.(io.ReaderAt)
+	if !ok {
+		return nil, 0, false
 	}
-	return fmt.Sprintf("malformed: %v; the rest of the file was not checked", re.Err)
+	switch s := r.(type) {
+	case interface{ Size() int64 }:
+		return ra, s.Size(), true
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if fi, err := s.Stat(); err == nil && fi.Mode().IsRegular() {
+			return ra, fi.Size(), true
+		}
+	}
+	return nil, 0, false
+}
+
+// resync finds the first offset at or after from where a whole record
+// starts: a gzip member header from which a record decodes (see
+// recordAfter), or a "WARC/1." line from which one parses.
+func resync(ra io.ReaderAt, from, size int64) (int64, bool, error) {
+	if from >= size {
+		return 0, false, nil
+	}
+	gzAt, gzFound, err := recordAfter(ra, from, size)
+	if err != nil {
+		return 0, false, err
+	}
+	plainAt, plainFound, err := plainRecordAfter(ra, from, size)
+	if err != nil {
+		return 0, false, err
+	}
+	switch {
+	case gzFound && (!plainFound || gzAt < plainAt):
+		return gzAt, true, nil
+	case plainFound:
+		return plainAt, true, nil
+	}
+	return 0, false, nil
+}
+
+// plainRecordAfter is recordAfter for uncompressed files: it looks for a
+// "WARC/1." version line at the start of a line.
+func plainRecordAfter(ra io.ReaderAt, from, size int64) (int64, bool, error) {
+	const chunk = 1 << 20
+	magic := []byte("WARC/1.")
+	buf := make([]byte, 1+chunk+len(magic))
+	for off := from; off < size; off += chunk {
+		// Read the byte before the chunk, to see the line end before a
+		// version line, and len(magic) bytes past it.
+		start := max(off-1, 0)
+		n, err := ra.ReadAt(buf[:min(int64(len(buf)), size-start)], start)
+		if err != nil && err != io.EOF {
+			return 0, false, fmt.Errorf("read: %w", err)
+		}
+		b := buf[:n]
+		for i := int(off - start); ; {
+			j := bytes.Index(b[i:], magic)
+			if j < 0 || start+int64(i+j) >= off+chunk {
+				break
+			}
+			at := start + int64(i+j)
+			if at == 0 || b[i+j-1] == '\n' {
+				r, err := NewReader(io.NewSectionReader(ra, at, size-at))
+				if err == nil {
+					if _, err := r.Next(); err == nil {
+						return at, true, nil
+					}
+				}
+			}
+			i += j + 1
+		}
+	}
+	return 0, false, nil
 }
 
 // Finish resolves the revisit records against everything seen and returns
