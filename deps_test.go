@@ -37,6 +37,7 @@ var layers = map[string]string{
 	"internal/fetch":      "leaf",
 	"internal/politeness": "leaf",
 	"internal/dedup":      "leaf",
+	"internal/simhash":    "leaf",
 	"internal/kv":         "leaf",
 	"internal/warc":       "leaf",
 

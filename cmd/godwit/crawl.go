@@ -234,13 +234,13 @@ func printSummary(w io.Writer, r crawlResult) {
 		verb = "resumed and " + verb
 	}
 	fmt.Fprintf(w, "godwit: crawl %s in %s\n", verb, s.Elapsed.Round(time.Millisecond))
-	fmt.Fprintf(w, "  pages       %d fetched (%.1f/s), %s received, %d redirects\n",
-		s.Pages, s.PagesPerSecond(), humanBytes(s.Bytes), s.Redirects)
+	fmt.Fprintf(w, "  pages       %d fetched (%.1f/s), %s received, %d redirects, %d not modified, %d truncated\n",
+		s.Pages, s.PagesPerSecond(), humanBytes(s.Bytes), s.Redirects, s.NotModified, s.Truncated)
 	fmt.Fprintf(w, "  robots.txt  %d fetched; %d URLs disallowed; %d dropped (robots.txt unreachable)\n",
 		s.RobotsFetches, s.RobotsDisallowed, s.RobotsUnavailable)
 	fmt.Fprintf(w, "  sitemaps    %d read, listing %d URLs\n", s.Sitemaps, s.SitemapURLs)
-	fmt.Fprintf(w, "  errors      %d transient, %d permanent, %d refused by policy; %d retries\n",
-		s.Transient, s.Permanent, s.Policy, s.Retries)
+	fmt.Fprintf(w, "  errors      %d transient, %d permanent, %d refused by policy; %d retries; %d throttled (429/503)\n",
+		s.Transient, s.Permanent, s.Policy, s.Retries, s.Throttled)
 	fmt.Fprintf(w, "  links       %d found, %d queued, %d out of scope, %d too deep, %d not http(s)\n",
 		s.Discovered, s.Queued, s.OutOfScope, s.TooDeep, s.NotHTTP)
 	fmt.Fprintf(w, "  traps       %d URLs refused: %d calendar, %d repeated path, %d too long, %d too deep a path, %d too many parameters, %d host budget, %d discovery anomaly (%d hosts demoted)\n",

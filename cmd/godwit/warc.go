@@ -265,8 +265,9 @@ dates, record IDs), Content-Length against the block, WARC-Block-Digest and
 WARC-Payload-Digest (sha1, sha256, sha512, md5; base32, base16 or base64),
 revisit profiles and references; then, across all the files given, that
 every revisit resolves to a response or resource record (never another
-revisit) with the same payload digest. A damaged tail or framing is
-reported with the offset where the intact records end.
+revisit) with the same payload digest. A torn tail is reported with the
+offset where the intact records end; after damage in the middle of a
+file, reading resumes at the next whole record.
 
 Each problem is one line on standard output:
 
@@ -292,7 +293,7 @@ Exit status 1 if any fault was found, 0 otherwise (warnings included).`,
 				if err != nil {
 					return failure{err}
 				}
-				err = v.File(bufio.NewReaderSize(f, 1<<20), p)
+				err = v.File(f, p) // an *os.File lets it resume after damage
 				f.Close()
 				if err != nil {
 					return failure{err}

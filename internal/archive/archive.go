@@ -85,8 +85,7 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, 
 			h.Set(warc.FieldTruncated, resp.Truncated)
 		}
 	}
-	respRec.Block = make([]byte, 0, len(resp.RawHeader)+len(body))
-	respRec.Block = append(append(respRec.Block, resp.RawHeader...), body...)
+	respRec.Block, respRec.More = resp.RawHeader, body // no copy of a 10 MiB body
 
 	reqRec := &warc.Record{Type: warc.TypeRequest, Block: resp.RawRequest}
 	h = &reqRec.Header

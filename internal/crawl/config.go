@@ -23,9 +23,16 @@ type Config struct {
 	Agent string
 	// Grace is how long in-flight fetches may continue after the crawl is
 	// told to stop; default 5s.
-	Grace      time.Duration
-	Politeness politeness.Policy
-	URL        urlnorm.Options
+	Grace time.Duration
+	// ParseMemory bounds the memory of large pages being decoded and
+	// parsed at once, across workers; default 64 MiB. A page over 256 KiB
+	// (64 KiB compressed) takes twice its size from it, a compressed one a
+	// quarter of it (its decoded size is unknown until decoded: a bomb
+	// decodes to the fetcher's cap), so at most four compressed giants
+	// are expanded at a time, whatever the number of workers.
+	ParseMemory int64
+	Politeness  politeness.Policy
+	URL         urlnorm.Options
 
 	// Include admits URLs outside the seeds' hosts or domains; Exclude
 	// refuses URLs whatever else says (it wins over Include and Scope).
@@ -62,6 +69,9 @@ func (c *Config) Default() {
 	if c.Grace == 0 {
 		c.Grace = 5 * time.Second
 	}
+	if c.ParseMemory == 0 {
+		c.ParseMemory = 64 << 20
+	}
 	c.Politeness.Default()
 	c.URL.Default()
 	c.Traps.Default()
@@ -88,6 +98,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := ParseScope(string(c.Scope)); err != nil {
 		errs = append(errs, err)
+	}
+	if c.ParseMemory < 1<<20 {
+		errs = append(errs, fmt.Errorf("crawl: parse memory %d must be at least 1 MiB", c.ParseMemory))
 	}
 	if c.Grace < 0 {
 		errs = append(errs, fmt.Errorf("crawl: grace %v is negative", c.Grace))

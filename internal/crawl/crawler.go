@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
@@ -34,7 +36,8 @@ type Crawler struct {
 	traps    *traps // spider-trap defences (traps.go)
 	canon    *urlnorm.Canonicalizer
 	stats    counters
-	budget   atomic.Int64 // pages reserved against MaxPages
+	budget   atomic.Int64        // pages reserved against MaxPages
+	parseMem *semaphore.Weighted // bytes of large pages being decoded and parsed (ParseMemory)
 
 	mu       sync.Mutex
 	started  time.Time
@@ -67,6 +70,7 @@ func New(cfg Config, d Deps) (*Crawler, error) {
 		scope:    newScope(cfg),
 		traps:    newTraps(cfg.Traps, d.Logger),
 		canon:    urlnorm.NewCanonicalizer(cfg.URL),
+		parseMem: semaphore.NewWeighted(cfg.ParseMemory),
 	}, nil
 }
 

@@ -82,7 +82,7 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 		c.stats.truncated.Add(1)
 		c.log.Info("body truncated", "url", t.URL, "reason", resp.Truncated, "bytes", len(resp.Body))
 	}
-	rd := c.read(t, resp)
+	rd := c.read(ctx, t, resp)
 	capture, err := c.archive.Record(ctx, t, resp, rd.decision(c.cfg))
 	if err != nil {
 		// Without the archive there is no point fetching: stop the crawl,
@@ -170,7 +170,7 @@ func (r reading) decision(cfg Config) Decision {
 // read interprets a response: its redirect target, the entries of a
 // sitemap, or the links of an HTML page, minus what its robots signals
 // (X-Robots-Tag, <meta name=robots>, rel=nofollow) forbid following.
-func (c *Crawler) read(t Task, resp *fetch.Response) reading {
+func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) reading {
 	rd := reading{signals: robots.ParseXRobotsTag(resp.Header.Values("X-Robots-Tag"), c.cfg.Agent)}
 	switch s := resp.Status; {
 	case s >= 300 && s < 400:
@@ -181,7 +181,7 @@ func (c *Crawler) read(t Task, resp *fetch.Response) reading {
 		c.stats.sitemaps.Add(1)
 		rd.cands = c.sitemapLinks(t, resp)
 	case s >= 200 && s < 300 && resp.IsHTML():
-		doc := c.parseHTML(t, resp)
+		doc := c.parseHTML(ctx, t, resp)
 		if doc == nil {
 			break
 		}
@@ -205,8 +205,33 @@ func (c *Crawler) read(t Task, resp *fetch.Response) reading {
 	return rd
 }
 
+// Pages at least this large (compressed: largeCompressed) are decoded and
+// parsed under the ParseMemory budget.
+const (
+	largePage       = 256 << 10
+	largeCompressed = 64 << 10
+)
+
+// parseWeight is how much of the ParseMemory budget parsing resp takes.
+func (c *Crawler) parseWeight(resp *fetch.Response) int64 {
+	n := int64(len(resp.Body))
+	switch {
+	case resp.Header.Get("Content-Encoding") != "" && n >= largeCompressed:
+		return c.cfg.ParseMemory / 4
+	case n >= largePage:
+		return min(2*n, c.cfg.ParseMemory)
+	}
+	return 0
+}
+
 // parseHTML decodes and tokenizes an HTML response.
-func (c *Crawler) parseHTML(t Task, resp *fetch.Response) *extract.Document {
+func (c *Crawler) parseHTML(ctx context.Context, t Task, resp *fetch.Response) *extract.Document {
+	if w := c.parseWeight(resp); w > 0 {
+		if err := c.parseMem.Acquire(ctx, w); err != nil {
+			return nil // stopping
+		}
+		defer c.parseMem.Release(w)
+	}
 	body, err := c.fetcher.Decode(resp)
 	if err != nil && len(body) == 0 {
 		c.log.Info("cannot decode body", "url", t.URL, "err", err)
@@ -235,7 +260,7 @@ func (c *Crawler) replay(ctx context.Context, t Task) (Outcome, []Link, error) {
 		return Outcome{Disposition: Done, Reason: "replay-failed"}, nil, nil
 	}
 	c.log.Debug("replayed at a smaller depth", "url", t.URL, "depth", t.Depth)
-	return Outcome{Disposition: Done, Capture: t.Replay}, c.discover(t, c.read(t, resp).cands), nil
+	return Outcome{Disposition: Done, Capture: t.Replay}, c.discover(t, c.read(ctx, t, resp).cands), nil
 }
 
 // fetchFailed turns a fetch error into an outcome.

@@ -55,25 +55,26 @@ func decode(r *Response, limit int64) ([]byte, error) {
 		return r.Body, nil
 	}
 
-	var src io.Reader = bytes.NewReader(r.Body)
-	var closers []func()
-	defer func() {
-		for _, f := range closers {
-			f()
-		}
-	}()
-	for i := len(codings) - 1; i >= 0; i-- {
-		dec, closeFn, err := newDecoder(codings[i], src)
+	hint := int64(len(r.Body)) * 4
+	if len(r.Body) >= exactDecodeFrom {
+		// Large: decode once just to count, so the output is allocated
+		// once at its final size. Growing it by doubling would hold up to
+		// 1.75× the output in garbage, and a bomb's output is the cap.
+		src, done, err := decoders(codings, r.Body)
 		if err != nil {
-			return nil, fmt.Errorf("fetch: decode %s: %w", codings[i], err)
+			return nil, err
 		}
-		src = dec
-		if closeFn != nil {
-			closers = append(closers, closeFn)
-		}
+		n, _ := io.Copy(io.Discard, io.LimitReader(src, limit+1))
+		done()
+		hint = n + 1 // room to see EOF without growing
 	}
+	src, done, err := decoders(codings, r.Body)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 
-	out, over, err := readAtMost(src, limit, int64(len(r.Body))*4)
+	out, over, err := readAtMost(src, limit, hint)
 	switch {
 	case over:
 		return out, fmt.Errorf("fetch: decode: %w (limit %d bytes)", ErrTooLarge, limit)
@@ -83,6 +84,34 @@ func decode(r *Response, limit int64) ([]byte, error) {
 		return out, nil
 	}
 	return out, fmt.Errorf("fetch: decode %s: %w", strings.Join(codings, ", "), err)
+}
+
+// exactDecodeFrom is the size of a content-coded body from which Decode
+// counts the output before allocating it.
+const exactDecodeFrom = 64 << 10
+
+// decoders stacks the decoders that undo codings (in Content-Encoding
+// order) over body; done releases them.
+func decoders(codings []string, body []byte) (src io.Reader, done func(), err error) {
+	src = bytes.NewReader(body)
+	var closers []func()
+	done = func() {
+		for _, f := range closers {
+			f()
+		}
+	}
+	for i := len(codings) - 1; i >= 0; i-- {
+		dec, closeFn, err := newDecoder(codings[i], src)
+		if err != nil {
+			done()
+			return nil, nil, fmt.Errorf("fetch: decode %s: %w", codings[i], err)
+		}
+		src = dec
+		if closeFn != nil {
+			closers = append(closers, closeFn)
+		}
+	}
+	return src, done, nil
 }
 
 // contentCodings lists the codings in Content-Encoding order, lower-case,

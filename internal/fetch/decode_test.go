@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"runtime"
@@ -268,5 +269,31 @@ func TestLocation(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("Location() for %d %q = %q, %v; want %q, %v", tt.status, tt.location, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestDecodeLargeAllocatesOnce: a large compressed body is decoded into
+// one allocation of its final size, not a doubling series (a bomb's output
+// is the cap, and the garbage of growing to it would be 1.75× more).
+func TestDecodeLargeAllocatesOnce(t *testing.T) {
+	const size = 8 << 20
+	page := make([]byte, 0, size)
+	for i := 0; len(page) < size-32; i++ {
+		page = fmt.Appendf(page, "<p>%d</p>\n", uint32(i)*2654435761)
+	}
+	r := &Response{Header: http.Header{"Content-Encoding": {"gzip"}}, Body: encode(t, "gzip", page)}
+	if len(r.Body) < exactDecodeFrom {
+		t.Fatalf("compressed body %d bytes, want at least %d for the test", len(r.Body), exactDecodeFrom)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	out, err := decode(r, 16<<20)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(out) != len(page) {
+		t.Fatalf("decode = %d bytes, %v", len(out), err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(out))+uint64(len(out))/4 {
+		t.Errorf("allocated %d MiB to decode %d MiB", alloc>>20, len(out)>>20)
 	}
 }

@@ -170,3 +170,39 @@ func BenchmarkVisibleText(b *testing.B) {
 		VisibleText(page)
 	}
 }
+
+// BenchmarkNearCluster is the bad case: besides a million random
+// fingerprints, the index holds a cluster of near duplicates of one page
+// (1 or 2 of its low 32 bits flipped), as when a caller adds every near
+// duplicate it finds, and the query is one more (one of its high 32 bits
+// flipped), 2 or 3 bits from every member and equal to none. The members
+// share the query's buckets and pass the tag test, so a probe costs a
+// lookup per member and table.
+func BenchmarkNearCluster(b *testing.B) {
+	const n = 1_000_000
+	fps := randomFingerprints(n, 8)
+	r := rand.New(rand.NewPCG(9, 0))
+	base := r.Uint64()
+	for _, size := range []int{100, 10_000} {
+		x := NewIndex(DefaultK)
+		for i, f := range fps {
+			x.Add(f, uint64(i))
+		}
+		for i := range size {
+			x.Add(flip(r, base, 1+i%2)&(1<<32-1)|base&^(1<<32-1), uint64(n+i))
+		}
+		queries := make([]uint64, 1024)
+		for i := range queries {
+			queries[i] = base ^ 1<<(32+r.IntN(32))
+		}
+		b.Run(fmt.Sprintf("cluster=%d", size), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				if _, _, ok := x.Near(queries[i%len(queries)]); !ok {
+					b.Fatal("miss")
+				}
+				i++
+			}
+		})
+	}
+}

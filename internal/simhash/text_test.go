@@ -18,6 +18,7 @@ func TestVisibleText(t *testing.T) {
 		{"script and style", `<p>a</p><script>var x = "<p>not text</p>";</script><style>p{color:red}</style><p>b</p>`, "a b"},
 		{"script with end tag in a string", `a<script>document.write("</scr" + "ipt>")</script>b`, "a b"},
 		{"noscript template svg math", `a<noscript>enable JS</noscript>b<template><p>t</p></template>c<svg><text>s</text></svg>d<math><mi>x</mi></math>e`, "a b c d e"},
+		{"noembed noframes", `a<noembed><p>x</p></noembed>b<noframes>y</noframes>c`, "a b c"},
 		{"self-closing svg", `a<svg/>b<svg viewBox="0 0 1 1"><path d=""/></svg>c`, "a b c"},
 		{"comments do not separate", `a<!-- hidden --> b<!-->c`, "a bc"},
 		{"entities", `Caf&eacute; &amp; cr&#xE8;me &lt;br&gt; &copy;2026 &bogus; &#0;`, "Café & crème <br> ©2026 &bogus; \uFFFD"},

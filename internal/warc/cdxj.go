@@ -41,11 +41,24 @@ func IndexCDXJ(r io.Reader, filename string) ([]string, error) {
 		if err != nil {
 			return lines, err
 		}
-		if !isAny(rec.Type, TypeResponse, TypeRevisit, TypeResource) {
-			continue
+		if line, ok := CDXJLine(rec, Location{File: filename, Offset: rd.Offset(), Length: rd.Length()}); ok {
+			lines = append(lines, line)
 		}
-		lines = append(lines, cdxjLine(rec, filename, rd.Offset(), rd.Length()))
 	}
+}
+
+// CDXJLine returns the index line, ending in "\n", of rec stored at loc
+// (loc.File is the "filename" value), or false for a record type that is
+// not indexed. A record just written by Writer.Write, with the Location it
+// returned, gives the line IndexCDXJ gives when reading the file, so an
+// index can be kept while writing. A record written with More must hold
+// its whole HTTP header in Block (as the archive's records do): the line
+// is made from the header and the WARC fields, not from the body.
+func CDXJLine(rec *Record, loc Location) (string, bool) {
+	if !isAny(rec.Type, TypeResponse, TypeRevisit, TypeResource) {
+		return "", false
+	}
+	return cdxjLine(rec, loc.File, loc.Offset, loc.Length), true
 }
 
 // WriteCDXJ indexes the WARC files at paths (see IndexCDXJ; "filename" is

@@ -26,9 +26,16 @@ func TestWriteCDXJ(t *testing.T) {
 	res.Header.Set(FieldTargetURI, "http://example.com/r%C3%A9sum%C3%A9.txt")
 	res.Header.Set(FieldContentType, "text/plain; charset=utf-8")
 	meta := otherRecords(resp1)[:1] // a metadata record, not indexed
+	var atWrite []string            // lines from CDXJLine as records are written
 	for _, g := range [][]*Record{{req1, resp1}, {req2, resp2}, {rv}, {res}, meta} {
-		if _, err := w.Write(g...); err != nil {
+		locs, err := w.Write(g...)
+		if err != nil {
 			t.Fatal(err)
+		}
+		for i, rec := range g {
+			if line, ok := CDXJLine(rec, locs[i]); ok {
+				atWrite = append(atWrite, line)
+			}
 		}
 	}
 	if err := w.Close(); err != nil {
@@ -43,6 +50,10 @@ func TestWriteCDXJ(t *testing.T) {
 	lines = lines[:len(lines)-1]
 	if !slices.IsSorted(lines) {
 		t.Errorf("lines not sorted:\n%s", out.String())
+	}
+	slices.Sort(atWrite)
+	if !slices.Equal(atWrite, lines) {
+		t.Errorf("CDXJLine at write time:\n%s\nWriteCDXJ of the file:\n%s", strings.Join(atWrite, ""), out.String())
 	}
 	type entry struct {
 		URL, Mime, Status, Digest, Length, Offset, Filename string

@@ -29,6 +29,10 @@ type Record struct {
 	// Block is the record content block, e.g. the HTTP message of a request
 	// or response record, exactly as captured.
 	Block []byte
+	// More, when not empty, continues Block: the Writer writes Block then
+	// More as one content block (one length, one digest). It spares
+	// copying a large body behind its header. The Reader never sets it.
+	More []byte
 }
 
 // NewRecordID returns a fresh record identifier, "<urn:uuid:…>" with a
@@ -141,7 +145,7 @@ func checkRecord(rec *Record) error {
 		case !strings.HasSuffix(profile, "/revisit/identical-payload-digest"):
 		case rec.Header.Get(FieldPayloadDigest) == "":
 			return fmt.Errorf("warc: identical-payload-digest revisit without %s", FieldPayloadDigest)
-		case len(rec.Block) > 0 && rec.Header.Get(FieldTruncated) == "":
+		case len(rec.Block)+len(rec.More) > 0 && rec.Header.Get(FieldTruncated) == "":
 			return fmt.Errorf("warc: identical-payload-digest revisit with a block needs %s: length", FieldTruncated)
 		}
 	}
@@ -185,9 +189,15 @@ func prepare(rec *Record, date, infoID, alg string) {
 	if infoID != "" && rec.Type != TypeWarcinfo {
 		fields = append(fields, Field{FieldWarcinfoID, infoID})
 	}
+	dg, err := NewDigester(alg)
+	if err != nil {
+		panic(err) // WriterConfig.Validate refuses unknown algorithms
+	}
+	dg.Write(rec.Block)
+	dg.Write(rec.More)
 	fields = append(fields,
-		Field{FieldBlockDigest, Digest(alg, rec.Block)},
-		Field{FieldContentLength, strconv.Itoa(len(rec.Block))})
+		Field{FieldBlockDigest, dg.String()},
+		Field{FieldContentLength, strconv.Itoa(len(rec.Block) + len(rec.More))})
 	rec.Header.fields = fields
 }
 

@@ -120,18 +120,6 @@ type uriDate struct {
 	date int64
 }
 
-// revisit is a revisit record waiting for resolution in Finish.
-type revisit struct {
-	at        Problem // File, Record, Offset, RecordID
-	self      *seen
-	identical bool
-	refersTo  string
-	refURI    string
-	refDate   time.Time
-	hasDate   bool
-	payload   digestValue
-}
-
 // NewVerifier returns a Verifier with opts.
 func NewVerifier(opts VerifyOptions) *Verifier {
 	return &Verifier{opts: opts, byID: map[string]*seen{}, byURI: map[uriDate][]*seen{}}
@@ -157,9 +145,9 @@ func Verify(r io.Reader, name string, opts VerifyOptions) ([]Problem, Summary, e
 // *bytes.Reader, an *io.SectionReader), damage in the middle of a file
 // does not end the check: reading resumes at the next offset where a
 // whole record starts (a gzip member header, or a "WARC/1." line), and
-// the problem says how many bytes were skipped. Record numbers after such
-// a gap count the records read. Otherwise reading stops at the first
-// framing problem.
+// the problem says how many bytes were skipped. The skipped bytes count
+// as one record in the numbering (they usually are one damaged record).
+// Otherwise reading stops at the first framing problem.
 func (v *Verifier) File(r io.Reader, name string) error {
 	fileIdx := len(v.names)
 	v.names = append(v.names, name)
@@ -208,13 +196,16 @@ func (v *Verifier) File(r io.Reader, name string) error {
 			p.Message = fmt.Sprintf("malformed: %v; %d bytes skipped, reading resumed at offset %d", re.Err, next-at, next)
 		case errors.Is(re, ErrTornTail):
 			p.Message = fmt.Sprintf("torn tail: %v; the records before offset %d are whole", re.Err, at)
+		case seekable:
+			p.Message = fmt.Sprintf("malformed: %v; no whole WARC record follows it", re.Err)
 		default:
-			p.Message = fmt.Sprintf("malformed: %v; no whole record follows, the rest of the file was not checked", re.Err)
+			p.Message = fmt.Sprintf("malformed: %v; the rest of the file was not checked", re.Err)
 		}
 		v.add(p)
 		if !found {
 			return nil
 		}
+		n++ // the skipped bytes count as one record, usually what they are
 		base, src = next, io.NewSectionReader(ra, next, size-next)
 	}
 	if n == 0 {
@@ -322,130 +313,135 @@ func (v *Verifier) add(p Problem) {
 	}
 }
 
+// report adds problems about one record.
+type report struct {
+	v  *Verifier
+	at Problem // File, Record, Offset, RecordID
+}
+
+func (r report) add(sev Severity, format string, args ...any) {
+	p := r.at
+	p.Severity, p.Message = sev, fmt.Sprintf(format, args...)
+	r.v.add(p)
+}
+
+func (r report) fault(format string, args ...any) { r.add(Fault, format, args...) }
+func (r report) warn(format string, args ...any)  { r.add(Warning, format, args...) }
+
 // record checks one record; at carries its position.
 func (v *Verifier) record(rec *Record, at Problem) {
-	fault := func(format string, args ...any) {
-		p := at
-		p.Severity, p.Message = Fault, fmt.Sprintf(format, args...)
-		v.add(p)
+	r := report{v, at}
+	date := checkFields(rec, r)
+	s := &seen{file: at.file, num: at.Record, typ: rec.Type, uri: TargetURI(rec), date: date}
+	if d := rec.Header.Get(FieldBlockDigest); d != "" {
+		if msg, sev := checkDigest("block", d, rec.Block); msg != "" {
+			r.add(sev, "%s", msg)
+		}
 	}
-	warn := func(format string, args ...any) {
-		p := at
-		p.Severity, p.Message = Warning, fmt.Sprintf(format, args...)
-		v.add(p)
+	if rec.Type == TypeRevisit {
+		v.checkRevisit(rec, r, s)
+	} else {
+		checkPayload(rec, r, s)
 	}
-	h := &rec.Header
 
-	// Structure (WARC 1.1 sections 4 and 5).
+	// Remember the record for revisit resolution.
+	if id := rec.Header.Get(FieldRecordID); id != "" {
+		if prev, ok := v.byID[id]; ok {
+			r.warn("%s %s is not unique: record %d of %s has it too", FieldRecordID, id, prev.num, v.names[prev.file])
+		} else {
+			v.byID[id] = s
+		}
+	}
+	if s.uri != "" && !date.IsZero() && isAny(rec.Type, TypeResponse, TypeResource, TypeRevisit) {
+		k := uriDate{s.uri, date.UnixNano()}
+		v.byURI[k] = append(v.byURI[k], s)
+	}
+}
+
+// checkFields checks the record's structure (WARC 1.1 sections 4 to 6)
+// and returns its WARC-Date, zero if absent or invalid.
+func checkFields(rec *Record, r report) time.Time {
+	h := &rec.Header
 	if rec.Version != "WARC/1.0" && rec.Version != "WARC/1.1" {
-		fault("version %q: want WARC/1.0 or WARC/1.1", rec.Version)
+		r.fault("version %q: want WARC/1.0 or WARC/1.1", rec.Version)
 	}
 	for _, name := range []string{FieldRecordID, FieldDate, FieldType, FieldContentLength} {
 		if !h.Has(name) {
-			fault("missing mandatory field %s", name)
+			r.fault("missing mandatory field %s", name)
 		}
 	}
 	for _, name := range singular {
 		if vs := h.Values(name); len(vs) > 1 {
-			fault("field %s repeated %d times", name, len(vs))
+			r.fault("field %s repeated %d times", name, len(vs))
 		}
 	}
 	for _, name := range []string{FieldRecordID, FieldConcurrentTo, FieldRefersTo, FieldWarcinfoID} {
 		for _, id := range h.Values(name) {
 			if !isRecordID(id) {
-				fault("%s %q is not a <URI>", name, id)
+				r.fault("%s %q is not a <URI>", name, id)
 			}
 		}
 	}
-	date, dateErr := time.Time{}, error(nil)
+	var date time.Time
 	if d := h.Get(FieldDate); d != "" {
-		if date, dateErr = ParseDate(d); dateErr != nil {
-			fault("%s %q is not a W3C-ISO8601 UTC date", FieldDate, d)
+		var err error
+		if date, err = ParseDate(d); err != nil {
+			r.fault("%s %q is not a W3C-ISO8601 UTC date", FieldDate, d)
 		}
 	}
 	switch rec.Type {
-	case TypeWarcinfo, TypeResponse, TypeResource, TypeRequest, TypeMetadata, TypeRevisit, TypeConversion, TypeContinuation:
-	case "":
+	case TypeWarcinfo, TypeResponse, TypeResource, TypeRequest, TypeMetadata, TypeRevisit, TypeConversion, TypeContinuation, "":
 	default:
-		warn("unknown record type %q", rec.Type)
+		r.warn("unknown record type %q", rec.Type)
 	}
-	uri := h.Get(FieldTargetURI)
-	switch {
+	switch uri := h.Get(FieldTargetURI); {
 	case uri == "" && isAny(rec.Type, TypeResponse, TypeResource, TypeRequest, TypeRevisit, TypeConversion, TypeContinuation):
-		fault("%s record without %s", rec.Type, FieldTargetURI)
+		r.fault("%s record without %s", rec.Type, FieldTargetURI)
 	case uri != "" && rec.Type == TypeWarcinfo:
-		fault("warcinfo record with %s", FieldTargetURI)
+		r.fault("warcinfo record with %s", FieldTargetURI)
 	case strings.HasPrefix(uri, "<") && strings.HasSuffix(uri, ">"):
-		warn("%s %s is enclosed in <>: WARC 1.1 wants the bare URI (readers strip them)", FieldTargetURI, uri)
+		r.warn("%s %s is enclosed in <>: WARC 1.1 wants the bare URI (readers strip them)", FieldTargetURI, uri)
 	case strings.ContainsAny(uri, " \t"):
-		warn("%s %q contains white space: not an RFC 3986 URI", FieldTargetURI, uri)
+		r.warn("%s %q contains white space: not an RFC 3986 URI", FieldTargetURI, uri)
 	}
-	uri = TargetURI(rec)
-
-	// Block digest.
-	if d := h.Get(FieldBlockDigest); d != "" {
-		if msg, sev := checkDigest("block", d, rec.Block); msg != "" {
-			if sev == Fault {
-				fault("%s", msg)
-			} else {
-				warn("%s", msg)
-			}
-		}
-	}
-
-	// Payload and payload digest.
-	s := &seen{file: at.file, num: at.Record, typ: rec.Type, uri: uri, date: date}
-	pd := h.Get(FieldPayloadDigest)
-	if pd != "" {
-		s.payload, _ = decodeDigest(pd)
-	}
-	if rec.Type == TypeRevisit {
-		v.checkRevisit(rec, at, s, fault, warn)
-	} else if pd != "" || rec.Type == TypeResponse || rec.Type == TypeResource {
-		payload, raw, perr := payloads(rec)
-		if rec.Type == TypeResponse || rec.Type == TypeResource {
-			sum := sha1.Sum(payload)
-			s.sha1 = sum[:]
-		}
-		if pd != "" {
-			msg, sev := checkDigest("payload", pd, payload)
-			if msg != "" && raw != nil {
-				if m, _ := checkDigest("payload", pd, raw); m == "" {
-					msg, sev = "payload digest covers the chunked body: the transfer coding was not removed before digesting", Warning
-				}
-			}
-			if msg != "" && perr != nil {
-				msg += fmt.Sprintf(" (%v)", perr)
-			}
-			if msg != "" && sev == Fault && h.Has(FieldTruncated) {
-				msg, sev = msg+fmt.Sprintf("; expected, as the record is truncated (%s: %s)", FieldTruncated, h.Get(FieldTruncated)), Warning
-			}
-			switch {
-			case msg == "":
-			case sev == Fault:
-				fault("%s", msg)
-			default:
-				warn("%s", msg)
-			}
-		}
-	}
-
-	// Remember the record for revisit resolution.
-	if id := h.Get(FieldRecordID); id != "" {
-		if prev, ok := v.byID[id]; ok {
-			warn("%s %s is not unique: record %d of %s has it too", FieldRecordID, id, prev.num, v.fileName(prev.file))
-		} else {
-			v.byID[id] = s
-		}
-	}
-	if uri != "" && dateErr == nil && !date.IsZero() && isAny(rec.Type, TypeResponse, TypeResource, TypeRevisit) {
-		k := uriDate{uri, date.UnixNano()}
-		v.byURI[k] = append(v.byURI[k], s)
-	}
+	return date
 }
 
-// fileName returns the name of the file verified at index i.
-func (v *Verifier) fileName(i int) string { return v.names[i] }
+// checkPayload checks the WARC-Payload-Digest of a record other than a
+// revisit and, for a response or resource, remembers its payload's SHA-1
+// in s for the revisits that may name it.
+func checkPayload(rec *Record, r report, s *seen) {
+	pd := rec.Header.Get(FieldPayloadDigest)
+	original := rec.Type == TypeResponse || rec.Type == TypeResource
+	if pd == "" && !original {
+		return
+	}
+	payload, raw, err := payloads(rec)
+	if original && err == nil {
+		sum := sha1.Sum(payload)
+		s.sha1 = sum[:]
+	}
+	if pd == "" {
+		return
+	}
+	s.payload, _ = decodeDigest(pd)
+	msg, sev := checkDigest("payload", pd, payload)
+	switch {
+	case msg == "":
+		return
+	case raw != nil:
+		if m, _ := checkDigest("payload", pd, raw); m == "" {
+			msg, sev = "payload digest covers the chunked body: the transfer coding was not removed before digesting", Warning
+		}
+	}
+	if err != nil {
+		msg += fmt.Sprintf(" (%v)", err)
+	}
+	if sev == Fault && rec.Header.Has(FieldTruncated) {
+		msg, sev = msg+fmt.Sprintf("; expected, as the record is truncated (%s: %s)", FieldTruncated, rec.Header.Get(FieldTruncated)), Warning
+	}
+	r.add(sev, "%s", msg)
+}
 
 // payloads returns the payload of rec and, when it came de-chunked, the
 // body as stored, for producers that digest the chunked form.
@@ -462,132 +458,6 @@ func payloads(rec *Record) (payload, raw []byte, err error) {
 		raw = m.Body
 	}
 	return payload, raw, err
-}
-
-// checkRevisit checks a revisit record's own fields and queues it for
-// resolution.
-func (v *Verifier) checkRevisit(rec *Record, at Problem, self *seen, fault, warn func(string, ...any)) {
-	h := &rec.Header
-	profile := h.Get(FieldProfile)
-	rv := &revisit{at: at, self: self, refersTo: h.Get(FieldRefersTo), refURI: stripAngle(h.Get(FieldRefersToTargetURI))}
-	if d := h.Get(FieldRefersToDate); d != "" {
-		t, err := ParseDate(d)
-		if err != nil {
-			fault("%s %q is not a W3C-ISO8601 UTC date", FieldRefersToDate, d)
-		} else {
-			rv.refDate, rv.hasDate = t, true
-		}
-	}
-	hasRef := rv.refersTo != "" || (rv.refURI != "" && rv.hasDate)
-	switch {
-	case profile == "":
-		fault("revisit record without %s", FieldProfile)
-		return
-	case strings.HasSuffix(profile, "/revisit/identical-payload-digest"),
-		strings.HasSuffix(profile, "/revisit/uri-agnostic-identical-payload-digest"):
-		rv.identical = true
-		pd := h.Get(FieldPayloadDigest)
-		if pd == "" {
-			fault("identical-payload-digest revisit without %s", FieldPayloadDigest)
-		} else if d, err := decodeDigest(pd); err != nil {
-			fault("payload digest %q: %v", pd, err)
-		} else {
-			rv.payload = d
-		}
-		if len(rec.Block) > 0 && !h.Has(FieldTruncated) {
-			warn("identical-payload-digest revisit with a %d-byte block but no %s: length", len(rec.Block), FieldTruncated)
-		}
-		if !hasRef {
-			warn("no %s nor %s + %s: the original capture cannot be located", FieldRefersTo, FieldRefersToTargetURI, FieldRefersToDate)
-		}
-	case strings.HasSuffix(profile, "/revisit/server-not-modified"):
-		if !hasRef && !rv.hasDate {
-			warn("no %s nor %s: the original capture cannot be located", FieldRefersTo, FieldRefersToDate)
-		}
-		if rv.refURI == "" {
-			rv.refURI = TargetURI(rec) // the profile implies the same URI
-		}
-	default:
-		warn("unknown revisit profile %q: its target is not checked", profile)
-		return
-	}
-	if hasRef || rv.hasDate {
-		v.revisits = append(v.revisits, rv)
-	}
-}
-
-// resolve checks that a revisit's original is among the records seen: a
-// response or resource, not another revisit, with the same payload digest.
-func (v *Verifier) resolve(rv *revisit) {
-	report := func(sev Severity, format string, args ...any) {
-		p := rv.at
-		p.Severity, p.Message = sev, fmt.Sprintf(format, args...)
-		v.add(p)
-	}
-	missing := Fault
-	if v.opts.ExternalTargets {
-		missing = Warning
-	}
-	var t *seen
-	if rv.refersTo != "" {
-		t = v.byID[rv.refersTo]
-		if t == nil {
-			report(missing, "revisit target %s %s is not in the files verified", FieldRefersTo, rv.refersTo)
-			return
-		}
-	} else {
-		if rv.refURI == "" || !rv.hasDate {
-			return
-		}
-		// Prefer the original among records sharing URI and date; a
-		// revisit never resolves to itself.
-		for _, c := range v.byURI[uriDate{rv.refURI, rv.refDate.UnixNano()}] {
-			if c == rv.self {
-				continue
-			}
-			if t == nil || t.typ == TypeRevisit {
-				t = c
-			}
-		}
-		if t == nil {
-			report(missing, "revisit target %s at %s is not in the files verified", rv.refURI, FormatDate(rv.refDate))
-			return
-		}
-	}
-	where := fmt.Sprintf("record %d of %s", t.num, v.fileName(t.file))
-	if t.typ == TypeRevisit {
-		report(Fault, "revisit refers to another revisit (%s): it must name the original response", where)
-		return
-	}
-	if t.typ != TypeResponse && t.typ != TypeResource {
-		report(Fault, "revisit refers to a %s record (%s): want a response or resource", t.typ, where)
-		return
-	}
-	if rv.refersTo != "" {
-		if rv.refURI != "" && rv.refURI != t.uri {
-			report(Warning, "%s %s differs from the target's %s %s", FieldRefersToTargetURI, rv.refURI, FieldTargetURI, t.uri)
-		}
-		if rv.hasDate && !rv.refDate.Equal(t.date) {
-			report(Warning, "%s %s differs from the target's %s %s", FieldRefersToDate, FormatDate(rv.refDate), FieldDate, FormatDate(t.date))
-		}
-	}
-	if !rv.identical || rv.payload.alg == "" {
-		return
-	}
-	var got []byte
-	switch {
-	case t.payload.alg == rv.payload.alg:
-		got = t.payload.sum
-	case rv.payload.alg == "sha1" && t.sha1 != nil:
-		got = t.sha1
-	default:
-		report(Warning, "cannot compare the payload digest with the target's (%s): different algorithms", where)
-		return
-	}
-	if !bytes.Equal(got, rv.payload.sum) {
-		report(Fault, "payload digest %s differs from the target's %s (%s)",
-			rv.payload.format(rv.payload.sum), rv.payload.format(got), where)
-	}
 }
 
 // TargetURI returns the record's WARC-Target-URI without the angle

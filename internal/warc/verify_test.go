@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -226,9 +227,32 @@ func TestVerifyFraming(t *testing.T) {
 			checkProblems(t, ps, tt.want)
 		})
 	}
-	// The torn tail's offset is where the whole records end.
-	ps, _ := verifyBytes(t, data[:len(data)-100], VerifyOptions{})
+	// A damaged member in the middle: reading resumes at the next one when
+	// the input can seek, and stops otherwise.
 	rd, _ := NewReader(bytes.NewReader(data))
+	var offs []int64
+	for {
+		if _, err := rd.Next(); err != nil {
+			break
+		}
+		offs = append(offs, rd.Offset()+rd.Length())
+	}
+	bad := append([]byte(nil), data...)
+	bad[offs[1]-8] ^= 0xff // the request member's CRC-32
+	ps, sum := verifyBytes(t, bad, VerifyOptions{})
+	checkProblems(t, ps, []wantProblem{{2, Fault, fmt.Sprintf("gzip: invalid checksum; %d bytes skipped, reading resumed at offset %d", offs[1]-offs[0], offs[1])}})
+	if sum.Records != 2 {
+		t.Errorf("records = %d, want 2 (warcinfo and response)", sum.Records)
+	}
+	ps, _, err := Verify(struct{ io.Reader }{bytes.NewReader(bad)}, "pipe", VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProblems(t, ps, []wantProblem{{2, Fault, "invalid checksum; the rest of the file was not checked"}})
+
+	// The torn tail's offset is where the whole records end.
+	ps, _ = verifyBytes(t, data[:len(data)-100], VerifyOptions{})
+	rd, _ = NewReader(bytes.NewReader(data))
 	var end int64
 	for i := 0; i < 2; i++ {
 		rd.Next()
@@ -323,6 +347,20 @@ func TestVerifyRevisits(t *testing.T) {
 			rv.Header.Set(FieldProfile, "http://example.org/revisit/similar-payload")
 			return []*Record{req, resp, rv}
 		}, []wantProblem{{4, Warning, "unknown revisit profile"}}},
+		{"server not modified by date", VerifyOptions{}, func() []*Record {
+			rv := &Record{Type: TypeRevisit}
+			rv.Header.Set(FieldTargetURI, "http://example.com/")
+			rv.Header.Set(FieldProfile, ProfileServerNotModified)
+			rv.Header.Set(FieldRefersToDate, resp.Header.Get(FieldDate))
+			return []*Record{req, resp, rv}
+		}, nil},
+		{"server not modified, original missing", VerifyOptions{}, func() []*Record {
+			rv := &Record{Type: TypeRevisit}
+			rv.Header.Set(FieldTargetURI, "http://example.com/")
+			rv.Header.Set(FieldProfile, ProfileServerNotModified)
+			rv.Header.Set(FieldRefersToDate, "2020-01-01T00:00:00Z")
+			return []*Record{req, resp, rv}
+		}, []wantProblem{{4, Fault, "revisit target http://example.com/ at 2020-01-01T00:00:00Z is not in the files verified"}}},
 		{"server not modified", VerifyOptions{}, func() []*Record {
 			rv := &Record{Type: TypeRevisit}
 			rv.Header.Set(FieldTargetURI, "http://example.com/")

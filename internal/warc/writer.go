@@ -349,6 +349,7 @@ func (w *Writer) encode(recs []*Record, date, infoID string) ([]byte, []int64) {
 		// Writes to a bytes.Buffer cannot fail.
 		_, _ = gz.Write(hdr)
 		_, _ = gz.Write(rec.Block)
+		_, _ = gz.Write(rec.More)
 		_, _ = io.WriteString(gz, trailer)
 		_ = gz.Close()
 		lens[i] = int64(buf.Len() - start)

@@ -585,3 +585,56 @@ func TestVerifyBlockDigest(t *testing.T) {
 		t.Errorf("VerifyBlockDigest(mismatch) = %v, want ErrDigestMismatch", err)
 	}
 }
+
+// TestWriteMore: a block given in two parts is written, measured and
+// digested as one.
+func TestWriteMore(t *testing.T) {
+	dir := t.TempDir()
+	w, err := NewWriter(WriterConfig{Dir: dir, Prefix: "t", Node: "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := &Record{Type: TypeResource, Block: []byte("header\r\n\r\nbody bytes")}
+	whole.Header.Set(FieldTargetURI, "http://a.test/")
+	split := &Record{Type: TypeResource, Block: []byte("header\r\n\r\n"), More: []byte("body bytes")}
+	split.Header.Set(FieldTargetURI, "http://a.test/")
+	if _, err := w.Write(whole, split); err != nil {
+		t.Fatal(err)
+	}
+	if whole.Header.Get(FieldBlockDigest) != split.Header.Get(FieldBlockDigest) ||
+		whole.Header.Get(FieldContentLength) != split.Header.Get(FieldContentLength) {
+		t.Errorf("split block header %v, whole %v", split.Header.Fields(), whole.Header.Fields())
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []string
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Type == TypeResource {
+			blocks = append(blocks, string(rec.Block))
+			if err := VerifyBlockDigest(rec); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if len(blocks) != 2 || blocks[0] != blocks[1] {
+		t.Errorf("blocks read back %q", blocks)
+	}
+}
