@@ -49,6 +49,7 @@ type crawlSettings struct {
 	MemoryLimit string         `yaml:"memory_limit"`
 	Robots      robotsSettings `yaml:"robots"`
 	Adapt       adaptSettings  `yaml:"adapt"`
+	Dedup       dedupSettings  `yaml:"dedup"`
 	WARC        warcSettings   `yaml:"warc"`
 
 	// URL identity, scope rules and trap defences: see the "URLs, scope
@@ -96,6 +97,17 @@ type adaptSettings struct {
 	BreakerThreshold int           `yaml:"breaker_threshold"`
 	BreakerOpen      time.Duration `yaml:"breaker_open"`
 	BreakerOpenMax   time.Duration `yaml:"breaker_open_max"`
+}
+
+// dedupSettings are the archive's deduplication policy (archive.Options).
+type dedupSettings struct {
+	// RevisitMin: identical payloads at least this long become revisit
+	// records; default 1024, negative: never.
+	RevisitMin int64 `yaml:"revisit_min"`
+	// NearDuplicates: record (default), skip or off.
+	NearDuplicates string `yaml:"near_duplicates"`
+	// NearDistance: SimHash Hamming distance, 0..3 (default 3).
+	NearDistance int `yaml:"near_distance"`
 }
 
 type warcSettings struct {

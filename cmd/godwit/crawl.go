@@ -85,6 +85,7 @@ type crawlResult struct {
 	WARCBytes   int64
 	Interrupted bool
 	Resumed     bool
+	Dedup       archive.Stats
 }
 
 // runCrawl wires the packages together and runs one crawl to its end,
@@ -175,10 +176,6 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 			{Name: "robots", Value: "obey"},
 		},
 	}
-	arch, err := archive.New(wcfg)
-	if err != nil {
-		return res, err
-	}
 	fr, err := frontier.Open(frontier.Options{
 		Dir:          data.state(),
 		Policy:       pol,
@@ -187,8 +184,17 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 		Logger:       log,
 	})
 	if err != nil {
-		arch.Close()
 		return res, failure{err}
+	}
+	arch, err := archive.New(wcfg, archive.Options{
+		Store:        fr.Store(), // one store per crawl: the dup table lives beside the frontier's tables
+		RevisitMin:   s.Dedup.RevisitMin,
+		NearDup:      archive.NearDupPolicy(s.Dedup.NearDuplicates),
+		NearDistance: s.Dedup.NearDistance,
+	})
+	if err != nil {
+		fr.Close()
+		return res, err
 	}
 	c, err := crawl.New(ccfg, crawl.Deps{Frontier: fr, Fetcher: fetcher, Archive: arch, Logger: log})
 	if err != nil {
@@ -208,6 +214,7 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 	runErr := c.Run(ctx)
 	stopProgress()
 	res.Stats = c.Stats()
+	res.Dedup = arch.Stats()
 	// Shutdown order: the archive (its records are what the state points
 	// at), then the frontier (it snapshots the seen-set).
 	closeErr := errors.Join(arch.Close(), fr.Close())
@@ -248,7 +255,9 @@ func printSummary(w io.Writer, r crawlResult) {
 		s.Traps.TooManyParams, s.Traps.HostBudget, s.Traps.Anomaly, s.Traps.DemotedHosts)
 	fmt.Fprintf(w, "  frontier    %d URLs seen on %d hosts, %d left queued; seen-set filter false positives %.2f%%\n",
 		s.Frontier.Seen, s.Frontier.Hosts, s.Frontier.Queued, 100*s.Frontier.BloomFPRate)
-	fmt.Fprintf(w, "  warc        %d file(s), %s in %s\n", len(r.WARCFiles), humanBytes(r.WARCBytes), r.WARCDir)
+	fmt.Fprintf(w, "  dedup       %d revisits of identical payloads (%s not stored again), %d near-duplicate pages (%d stored header-only)\n",
+		r.Dedup.Revisits, humanBytes(r.Dedup.RevisitBytes), r.Dedup.NearDuplicates, r.Dedup.NearDupsOmitted)
+	fmt.Fprintf(w, "  warc        %d file(s), %s in %s, each with a CDXJ index\n", len(r.WARCFiles), humanBytes(r.WARCBytes), r.WARCDir)
 }
 
 func humanBytes(n int64) string {

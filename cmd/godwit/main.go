@@ -52,6 +52,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(
 		newCrawlCmd(),
 		newDemoCmd(),
+		newExportCmd(),
 		newFakewebCmd(),
 		newRobotsCmd(),
 		newURLCmd(),

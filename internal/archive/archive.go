@@ -12,21 +12,29 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/fetch"
+	"github.com/godwit-crawler/godwit/internal/kv"
+	"github.com/godwit-crawler/godwit/internal/simhash"
 	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
 var _ crawl.Archive = (*Archive)(nil)
 
-// Archive writes fetches to WARC files.
+// Archive writes fetches to WARC files, and decides between a full
+// response record and a revisit (docs/formats.md, "Deduplication").
 type Archive struct {
 	w      *warc.Writer
 	dir    string
 	digest string
+	opts   Options
+	dedup  *dedup // nil without a store
+	stats  counters
 
 	// Durability: every group gets a generation number once written;
 	// Record returns only after an fsync that began after its write, and
@@ -36,32 +44,195 @@ type Archive struct {
 	syncedTo uint64 // every generation <= syncedTo is on stable storage
 }
 
+// NearDupPolicy says what the archive does with a page whose text is a
+// near-duplicate of an earlier capture's.
+type NearDupPolicy string
+
+const (
+	// NearDupRecord stores the page and notes the near-duplicate in its
+	// metadata record (and the stats). The default.
+	NearDupRecord NearDupPolicy = "record"
+	// NearDupSkip stores only the response's HTTP header (WARC-Truncated:
+	// unspecified) and a metadata record naming the near-duplicate.
+	NearDupSkip NearDupPolicy = "skip"
+	// NearDupOff turns near-duplicate detection off.
+	NearDupOff NearDupPolicy = "off"
+)
+
+// Options are the archive's deduplication policy. The zero value, with a
+// Store, is the default policy.
+type Options struct {
+	// Store holds the table of payloads seen (digest → first capture) and
+	// the near-duplicate fingerprints: the crawl's own store. Nil turns
+	// deduplication off: every payload is stored in full.
+	Store *kv.DB
+	// RevisitMin is the least payload size, in bytes, for which a payload
+	// identical to an earlier capture's (any URL) is written as a revisit
+	// record instead of being stored again. Default 1024; negative: never.
+	RevisitMin int64
+	// NearDup is the near-duplicate policy; default NearDupRecord.
+	NearDup NearDupPolicy
+	// NearDistance is the largest Hamming distance between two SimHash
+	// fingerprints that makes pages near-duplicates; default 3, at most
+	// simhash.MaxK.
+	NearDistance int
+}
+
+// Default fills zero fields.
+func (o *Options) Default() {
+	if o.RevisitMin == 0 {
+		o.RevisitMin = 1024
+	}
+	if o.NearDup == "" {
+		o.NearDup = NearDupRecord
+	}
+	if o.NearDistance == 0 {
+		o.NearDistance = simhash.DefaultK
+	}
+}
+
+// Validate reports a setting that cannot work.
+func (o Options) Validate() error {
+	switch o.NearDup {
+	case NearDupRecord, NearDupSkip, NearDupOff:
+	default:
+		return fmt.Errorf("archive: near-duplicate policy %q: want record, skip or off", o.NearDup)
+	}
+	if o.NearDistance < 0 || o.NearDistance > simhash.MaxK {
+		return fmt.Errorf("archive: near-duplicate distance %d outside 0..%d", o.NearDistance, simhash.MaxK)
+	}
+	return nil
+}
+
 // New returns an Archive writing WARC files as cfg says; the files are
 // created on the first Record.
-func New(cfg warc.WriterConfig) (*Archive, error) {
+func New(cfg warc.WriterConfig, o Options) (*Archive, error) {
 	cfg.Default()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	o.Default()
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	a := &Archive{dir: cfg.Dir, digest: cfg.Digest, opts: o}
+	if o.Store != nil {
+		var err error
+		if a.dedup, err = openDedup(o.Store, o.NearDistance); err != nil {
+			return nil, fmt.Errorf("archive: %w", err)
+		}
 	}
 	w, err := warc.NewWriter(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Archive{w: w, dir: cfg.Dir, digest: cfg.Digest}, nil
+	a.w = w
+	return a, nil
 }
 
-// Record writes a request and a response record for resp, and a metadata
-// record of the page's robots signals when d has any, and returns the
-// response record's location once the records are on stable storage.
-// When d.OmitBody, the response record holds the HTTP header only, marked
-// WARC-Truncated: unspecified, without a payload digest.
+// Record archives one exchange: a request record, then a response record
+// or, for a payload identical to an earlier capture's, a revisit record
+// referring to that capture's response, then a metadata record with the
+// page's outlinks, text fingerprint, near-duplicate, robots signals and
+// timing. It returns the location of the response (or revisit) record
+// once the records are on stable storage. When d.OmitBody, or when the
+// near-duplicate policy skips the page, the response record holds the
+// HTTP header only, marked WARC-Truncated: unspecified, without a payload
+// digest.
 func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, d crawl.Decision) (crawl.Capture, error) {
 	date := resp.Start.UTC()
-	respRec := &warc.Record{Type: warc.TypeResponse}
+	payloadDigest := warc.Digest(a.digest, resp.Body)
 	respID := warc.NewRecordID()
-	h := &respRec.Header
-	h.Set(warc.FieldRecordID, respID)
+
+	var (
+		orig     original
+		revisit  bool
+		near     original
+		nearDist int
+		isNear   bool
+		omit     = d.OmitBody
+	)
+	if a.dedup != nil {
+		var err error
+		if a.revisitable(resp, d) {
+			if orig, revisit, err = a.dedup.identical(payloadDigest); err != nil {
+				return crawl.Capture{}, fmt.Errorf("archive: %w", err)
+			}
+		}
+		if !revisit && d.HasSimHash && a.opts.NearDup != NearDupOff {
+			if near, nearDist, isNear, err = a.dedup.nearest(d.SimHash); err != nil {
+				return crawl.Capture{}, fmt.Errorf("archive: %w", err)
+			}
+			if isNear && a.opts.NearDup == NearDupSkip {
+				omit = true
+			}
+		}
+	}
+
+	var respRec *warc.Record
+	if revisit {
+		respRec = revisitRecord(resp, respID, payloadDigest, orig)
+	} else {
+		respRec = responseRecord(resp, respID, payloadDigest, omit)
+	}
+	respRec.Header.Set(warc.FieldDate, warc.FormatDate(date))
+
+	reqRec := &warc.Record{Type: warc.TypeRequest, Block: resp.RawRequest}
+	h := &reqRec.Header
 	h.Set(warc.FieldDate, warc.FormatDate(date))
+	h.Set(warc.FieldTargetURI, resp.URL)
+	h.Set(warc.FieldConcurrentTo, respID)
+	h.Set(warc.FieldContentType, "application/http;msgtype=request")
+
+	recs := []*warc.Record{reqRec, respRec}
+	if meta := metadataRecord(resp, respID, d, omit, near, nearDist, isNear); meta != nil {
+		recs = append(recs, meta)
+	}
+	locs, err := a.w.Write(recs...)
+	if err != nil {
+		return crawl.Capture{}, fmt.Errorf("archive: record %s: %w", resp.URL, err)
+	}
+	if err := a.durable(a.written.Add(1)); err != nil {
+		return crawl.Capture{}, err
+	}
+	loc := locs[1]
+	a.count(resp, revisit, isNear, omit && !d.OmitBody)
+
+	// Only now, with the response on stable storage, may later captures
+	// refer to it.
+	if a.dedup != nil && !revisit && !omit {
+		this := original{RecordID: respID, URI: resp.URL, Date: date, File: loc.File, Offset: loc.Offset, Length: loc.Length}
+		if a.revisitable(resp, d) {
+			if err := a.dedup.remember(payloadDigest, this); err != nil {
+				return crawl.Capture{}, fmt.Errorf("archive: %w", err)
+			}
+		}
+		// Only pages that are not near anything join the index: a cluster
+		// of near-duplicates is represented by its first member, which
+		// keeps lookups cheap (simhash.Index).
+		if d.HasSimHash && !isNear && a.opts.NearDup != NearDupOff {
+			if err := a.dedup.addText(d.SimHash, this); err != nil {
+				return crawl.Capture{}, fmt.Errorf("archive: %w", err)
+			}
+		}
+	}
+	return crawl.Capture{File: loc.File, Offset: loc.Offset, Length: loc.Length}, nil
+}
+
+// revisitable reports whether resp's payload may be written as, or be
+// the original of, an identical-payload revisit: a complete 2xx body
+// stored in full and at least RevisitMin long.
+func (a *Archive) revisitable(resp *fetch.Response, d crawl.Decision) bool {
+	return a.opts.RevisitMin >= 0 && int64(len(resp.Body)) >= a.opts.RevisitMin &&
+		resp.Status >= 200 && resp.Status < 300 && resp.Truncated == "" && !d.OmitBody
+}
+
+// responseRecord is the response as received; with omit, its HTTP header
+// only.
+func responseRecord(resp *fetch.Response, id, payloadDigest string, omit bool) *warc.Record {
+	rec := &warc.Record{Type: warc.TypeResponse}
+	h := &rec.Header
+	h.Set(warc.FieldRecordID, id)
 	h.Set(warc.FieldTargetURI, resp.URL)
 	if resp.IP != "" {
 		h.Set(warc.FieldIPAddress, resp.IP)
@@ -75,38 +246,38 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, 
 	if body == nil {
 		body = resp.Body
 	}
-	switch {
-	case d.OmitBody:
+	if omit {
 		body = nil
 		h.Set(warc.FieldTruncated, "unspecified")
-	default:
-		h.Set(warc.FieldPayloadDigest, warc.Digest(a.digest, resp.Body))
+	} else {
+		h.Set(warc.FieldPayloadDigest, payloadDigest)
 		if resp.Truncated != "" {
 			h.Set(warc.FieldTruncated, resp.Truncated)
 		}
 	}
-	respRec.Block, respRec.More = resp.RawHeader, body // no copy of a 10 MiB body
+	rec.Block, rec.More = resp.RawHeader, body // no copy of a 10 MiB body
+	return rec
+}
 
-	reqRec := &warc.Record{Type: warc.TypeRequest, Block: resp.RawRequest}
-	h = &reqRec.Header
-	h.Set(warc.FieldDate, warc.FormatDate(date))
+// revisitRecord is an identical-payload-digest revisit of orig: the
+// response's HTTP header, and a reference to the original response
+// record (never to another revisit: only responses enter the dup table).
+func revisitRecord(resp *fetch.Response, id, payloadDigest string, orig original) *warc.Record {
+	rec := &warc.Record{Type: warc.TypeRevisit, Block: resp.RawHeader}
+	h := &rec.Header
+	h.Set(warc.FieldRecordID, id)
 	h.Set(warc.FieldTargetURI, resp.URL)
-	h.Set(warc.FieldConcurrentTo, respID)
-	h.Set(warc.FieldContentType, "application/http;msgtype=request")
-
-	recs := []*warc.Record{reqRec, respRec}
-	if len(d.Signals) > 0 {
-		recs = append(recs, signalsRecord(resp.URL, respID, d))
+	if resp.IP != "" {
+		h.Set(warc.FieldIPAddress, resp.IP)
 	}
-	locs, err := a.w.Write(recs...)
-	if err != nil {
-		return crawl.Capture{}, fmt.Errorf("archive: record %s: %w", resp.URL, err)
-	}
-	if err := a.durable(a.written.Add(1)); err != nil {
-		return crawl.Capture{}, err
-	}
-	loc := locs[1]
-	return crawl.Capture{File: loc.File, Offset: loc.Offset, Length: loc.Length}, nil
+	h.Set(warc.FieldContentType, "application/http;msgtype=response")
+	h.Set(warc.FieldProfile, warc.ProfileIdenticalPayloadDigest)
+	h.Set(warc.FieldRefersTo, orig.RecordID)
+	h.Set(warc.FieldRefersToTargetURI, orig.URI)
+	h.Set(warc.FieldRefersToDate, warc.FormatDate(orig.Date))
+	h.Set(warc.FieldPayloadDigest, payloadDigest)
+	h.Set(warc.FieldTruncated, "length") // the block holds the header only
+	return rec
 }
 
 // durable returns once the group with generation gen is on stable
@@ -128,48 +299,142 @@ func (a *Archive) durable(gen uint64) error {
 	return nil
 }
 
-// signalsRecord is a metadata record naming the page-level robots
-// signals that applied to the response respID, and what was done.
-func signalsRecord(target, respID string, d crawl.Decision) *warc.Record {
-	fields := make([]warc.Field, 0, len(d.Signals)+1)
+// Stats counts what deduplication did.
+type Stats struct {
+	Responses       int64 // response records (full or header-only)
+	Revisits        int64 // identical-payload revisits written instead of responses
+	RevisitBytes    int64 // payload bytes those revisits did not store again
+	NearDuplicates  int64 // pages whose text was within the distance of an earlier page's
+	NearDupsOmitted int64 // of those, stored header-only (NearDupSkip)
+}
+
+type counters struct {
+	responses, revisits, revisitBytes, near, nearOmitted atomic.Int64
+}
+
+func (a *Archive) count(resp *fetch.Response, revisit, near, nearOmitted bool) {
+	if revisit {
+		a.stats.revisits.Add(1)
+		a.stats.revisitBytes.Add(int64(len(resp.Body)))
+	} else {
+		a.stats.responses.Add(1)
+	}
+	if near {
+		a.stats.near.Add(1)
+	}
+	if nearOmitted {
+		a.stats.nearOmitted.Add(1)
+	}
+}
+
+// Stats returns the deduplication counts of this process.
+func (a *Archive) Stats() Stats {
+	return Stats{
+		Responses:       a.stats.responses.Load(),
+		Revisits:        a.stats.revisits.Load(),
+		RevisitBytes:    a.stats.revisitBytes.Load(),
+		NearDuplicates:  a.stats.near.Load(),
+		NearDupsOmitted: a.stats.nearOmitted.Load(),
+	}
+}
+
+// maxOutlinks bounds the outlink lines of one metadata record.
+const maxOutlinks = 10_000
+
+// metadataRecord describes the page behind the response respID: its
+// outlinks, text fingerprint and near-duplicate, the robots signals that
+// applied and what was done, and the fetch timing. Nil when there is
+// nothing to say beyond timing (robots.txt, non-HTML files).
+func metadataRecord(resp *fetch.Response, respID string, d crawl.Decision, omitted bool, near original, dist int, isNear bool) *warc.Record {
+	if len(d.Signals) == 0 && len(d.Outlinks) == 0 && !d.HasSimHash && d.Title == "" {
+		return nil
+	}
+	fields := make([]warc.Field, 0, 8+len(d.Signals)+min(len(d.Outlinks), maxOutlinks))
+	add := func(name, value string) {
+		if !strings.ContainsAny(value, "\r\n\x00") {
+			fields = append(fields, warc.Field{Name: name, Value: value})
+		}
+	}
+	if !resp.End.IsZero() && !resp.Start.IsZero() {
+		add("fetch-time-ms", strconv.FormatInt(resp.End.Sub(resp.Start).Milliseconds(), 10))
+	}
+	if !resp.FirstByte.IsZero() && !resp.Start.IsZero() {
+		add("ttfb-ms", strconv.FormatInt(resp.FirstByte.Sub(resp.Start).Milliseconds(), 10))
+	}
+	if d.Title != "" {
+		add("title", d.Title)
+	}
+	if d.HasSimHash {
+		add("simhash", fmt.Sprintf("%016x", d.SimHash))
+	}
+	if isNear {
+		add("near-duplicate-of", near.URI)
+		add("near-duplicate-record", near.RecordID)
+		add("near-duplicate-date", warc.FormatDate(near.Date))
+		add("near-duplicate-distance", strconv.Itoa(dist))
+	}
 	for _, s := range d.Signals {
-		fields = append(fields, warc.Field{Name: "robots", Value: s})
+		add("robots", s)
 	}
-	action := "payload archived"
-	if d.OmitBody {
-		action = "payload omitted"
+	switch {
+	case len(d.Signals) > 0 && d.OmitBody:
+		add("robots-action", "payload omitted")
+	case len(d.Signals) > 0:
+		add("robots-action", "payload archived")
 	}
-	fields = append(fields, warc.Field{Name: "robots-action", Value: action})
+	if isNear {
+		if omitted && !d.OmitBody {
+			add("near-duplicate-action", "payload omitted")
+		} else {
+			add("near-duplicate-action", "payload archived")
+		}
+	}
+	for i, l := range d.Outlinks {
+		if i == maxOutlinks {
+			break
+		}
+		add("outlink", l)
+	}
 	rec := &warc.Record{Type: warc.TypeMetadata, Block: warc.FieldsBlock(fields)}
-	rec.Header.Set(warc.FieldTargetURI, target)
+	rec.Header.Set(warc.FieldTargetURI, resp.URL)
 	rec.Header.Set(warc.FieldRefersTo, respID)
 	rec.Header.Set(warc.FieldContentType, warc.ContentTypeWarcFields)
 	return rec
 }
 
 // Load reads back the response record at c and parses its HTTP message.
+// For an identical-payload revisit, the header is the revisit's and the
+// body the original response's.
 func (a *Archive) Load(_ context.Context, c crawl.Capture) (*fetch.Response, error) {
-	f, err := a.open(c.File)
+	rec, err := a.read(c.File, c.Offset, c.Length)
 	if err != nil {
-		return nil, fmt.Errorf("archive: load %s: %w", c.File, err)
+		return nil, err
 	}
-	defer f.Close()
-	r, err := warc.NewReader(io.NewSectionReader(f, c.Offset, c.Length))
-	if err != nil {
-		return nil, fmt.Errorf("archive: load %s@%d: %w", c.File, c.Offset, err)
-	}
-	rec, err := r.Next()
-	if err != nil {
-		return nil, fmt.Errorf("archive: load %s@%d: %w", c.File, c.Offset, err)
-	}
-	if rec.Type != warc.TypeResponse {
+	var bodyRec *warc.Record
+	switch {
+	case rec.Type == warc.TypeResponse:
+		bodyRec = rec
+	case rec.Type == warc.TypeRevisit && rec.Header.Get(warc.FieldProfile) == warc.ProfileIdenticalPayloadDigest && a.dedup != nil:
+		o, ok, err := a.dedup.identical(rec.Header.Get(warc.FieldPayloadDigest))
+		if err != nil || !ok {
+			return nil, fmt.Errorf("archive: load %s@%d: the revisit's original is not known (%v)", c.File, c.Offset, err)
+		}
+		if bodyRec, err = a.read(o.File, o.Offset, o.Length); err != nil {
+			return nil, err
+		}
+	default:
 		return nil, fmt.Errorf("archive: load %s@%d: record type %q, want response", c.File, c.Offset, rec.Type)
 	}
 	hr, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(rec.Block)), nil)
 	if err != nil {
 		return nil, fmt.Errorf("archive: load %s@%d: %w", c.File, c.Offset, err)
 	}
-	body, err := entity(rec.Block, hr)
+	hr.Body.Close()
+	bhr, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(bodyRec.Block)), nil)
+	if err != nil {
+		return nil, fmt.Errorf("archive: load %s@%d: %w", c.File, c.Offset, err)
+	}
+	body, err := entity(bodyRec.Block, bhr)
 	if err != nil {
 		return nil, fmt.Errorf("archive: load %s@%d: %w", c.File, c.Offset, err)
 	}
@@ -179,9 +444,27 @@ func (a *Archive) Load(_ context.Context, c crawl.Capture) (*fetch.Response, err
 		Proto:     hr.Proto,
 		Header:    hr.Header,
 		Body:      body,
-		Truncated: rec.Header.Get(warc.FieldTruncated),
+		Truncated: bodyRec.Header.Get(warc.FieldTruncated),
 		IP:        rec.Header.Get(warc.FieldIPAddress),
 	}, nil
+}
+
+// read reads the one record at offset of file.
+func (a *Archive) read(file string, offset, length int64) (*warc.Record, error) {
+	f, err := a.open(file)
+	if err != nil {
+		return nil, fmt.Errorf("archive: load %s: %w", file, err)
+	}
+	defer f.Close()
+	r, err := warc.NewReader(io.NewSectionReader(f, offset, length))
+	if err != nil {
+		return nil, fmt.Errorf("archive: load %s@%d: %w", file, offset, err)
+	}
+	rec, err := r.Next()
+	if err != nil {
+		return nil, fmt.Errorf("archive: load %s@%d: %w", file, offset, err)
+	}
+	return rec, nil
 }
 
 // entity returns the body of the HTTP response in block, parsed as hr:
@@ -229,4 +512,50 @@ func (a *Archive) Files() []string { return a.w.Files() }
 func (a *Archive) Sync() error { return a.w.Sync() }
 
 // Close finishes the current WARC file.
-func (a *Archive) Close() error { return a.w.Close() }
+func (a *Archive) Close() error {
+	if err := a.w.Close(); err != nil {
+		return err
+	}
+	return a.indexFiles()
+}
+
+// indexFiles writes the CDXJ index beside every complete WARC file that
+// has none yet (NAME.warc.gz → NAME.cdxj), each written whole or not at
+// all. Files completed by an earlier run that crashed are indexed here too.
+func (a *Archive) indexFiles() error {
+	files, err := filepath.Glob(filepath.Join(a.dir, "*.warc.gz"))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, f := range files {
+		idx := strings.TrimSuffix(f, ".warc.gz") + ".cdxj"
+		if _, err := os.Stat(idx); err == nil {
+			continue
+		}
+		if err := writeIndex(idx, f); err != nil {
+			errs = append(errs, fmt.Errorf("archive: index %s: %w", filepath.Base(f), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func writeIndex(idx, warcPath string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(idx), ".cdxj-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
+	if err := warc.WriteCDXJ(tmp, warcPath); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), idx)
+}

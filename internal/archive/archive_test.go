@@ -38,7 +38,7 @@ func response(url, body string) *fetch.Response {
 // and after its file is closed and renamed.
 func TestRecordAndLoad(t *testing.T) {
 	dir := t.TempDir()
-	a, err := New(warc.WriterConfig{Dir: dir, MaxSize: 1})
+	a, err := New(warc.WriterConfig{Dir: dir, MaxSize: 1}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestRecordAndLoad(t *testing.T) {
 
 func TestTruncatedIsMarked(t *testing.T) {
 	dir := t.TempDir()
-	a, err := New(warc.WriterConfig{Dir: dir})
+	a, err := New(warc.WriterConfig{Dir: dir}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestTruncatedIsMarked(t *testing.T) {
 }
 
 func TestLoadRejectsPaths(t *testing.T) {
-	a, err := New(warc.WriterConfig{Dir: t.TempDir()})
+	a, err := New(warc.WriterConfig{Dir: t.TempDir()}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestLoadRejectsPaths(t *testing.T) {
 // the HTTP header, and a metadata record says why.
 func TestNoArchiveOmitsBody(t *testing.T) {
 	dir := t.TempDir()
-	a, err := New(warc.WriterConfig{Dir: dir})
+	a, err := New(warc.WriterConfig{Dir: dir}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

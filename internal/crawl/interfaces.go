@@ -7,7 +7,8 @@ import (
 	"github.com/godwit-crawler/godwit/internal/fetch"
 )
 
-// Decision is what a page's robots signals ask of the archive.
+// Decision is what the worker learnt about a page that the archive
+// records: what its robots signals ask, and what the page says.
 type Decision struct {
 	// OmitBody keeps the response's body out of the archive (noarchive):
 	// the response record holds the HTTP header only.
@@ -16,6 +17,15 @@ type Decision struct {
 	// ("noarchive", "noindex", "nofollow"); when any did, the archive
 	// records them and the decision in a metadata record.
 	Signals []string
+	// Outlinks are the absolute URLs the page links to (redirect target
+	// included), as extracted, before scope and politeness.
+	Outlinks []string
+	// SimHash is the 64-bit SimHash of the page's visible text, when
+	// HasSimHash (HTML pages with text).
+	SimHash    uint64
+	HasSimHash bool
+	// Title is the page's <title>, when it has one.
+	Title string
 }
 
 // ErrExhausted is returned by Frontier.Next when nothing is queued and no

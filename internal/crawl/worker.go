@@ -9,6 +9,7 @@ import (
 	"github.com/godwit-crawler/godwit/internal/fetch"
 	"github.com/godwit-crawler/godwit/internal/politeness"
 	"github.com/godwit-crawler/godwit/internal/robots"
+	"github.com/godwit-crawler/godwit/internal/simhash"
 )
 
 // process does everything one lease allows: at most one request to the
@@ -83,7 +84,13 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 		c.log.Info("body truncated", "url", t.URL, "reason", resp.Truncated, "bytes", len(resp.Body))
 	}
 	rd := c.read(ctx, t, resp)
-	capture, err := c.archive.Record(ctx, t, resp, rd.decision(c.cfg))
+	d := rd.decision(c.cfg)
+	d.Outlinks = make([]string, 0, len(rd.cands))
+	for _, cand := range rd.cands {
+		d.Outlinks = append(d.Outlinks, cand.raw)
+	}
+	d.SimHash, d.HasSimHash, d.Title = rd.simhash, rd.hasSimHash, rd.title
+	capture, err := c.archive.Record(ctx, t, resp, d)
 	if err != nil {
 		// Without the archive there is no point fetching: stop the crawl,
 		// keep the task for the next run.
@@ -148,6 +155,10 @@ func exchange(out *Outcome, resp *fetch.Response) {
 type reading struct {
 	cands   []candidate
 	signals robots.Directives
+	// simhash fingerprints the visible text of an HTML page.
+	simhash    uint64
+	hasSimHash bool
+	title      string
 }
 
 // decision is what the archive should do with the response.
@@ -181,10 +192,11 @@ func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) readin
 		c.stats.sitemaps.Add(1)
 		rd.cands = c.sitemapLinks(t, resp)
 	case s >= 200 && s < 300 && resp.IsHTML():
-		doc := c.parseHTML(ctx, t, resp)
+		doc, fp, hasFP := c.parseHTML(ctx, t, resp)
 		if doc == nil {
 			break
 		}
+		rd.simhash, rd.hasSimHash, rd.title = fp, hasFP, doc.Title
 		rd.signals = rd.signals.Merge(doc.Robots)
 		if rd.signals.NoFollow {
 			c.stats.nofollowPages.Add(1)
@@ -224,31 +236,38 @@ func (c *Crawler) parseWeight(resp *fetch.Response) int64 {
 	return 0
 }
 
-// parseHTML decodes and tokenizes an HTML response.
-func (c *Crawler) parseHTML(ctx context.Context, t Task, resp *fetch.Response) *extract.Document {
+// parseHTML decodes and tokenizes an HTML response, and fingerprints its
+// visible text (hasFP is false for a page without text).
+func (c *Crawler) parseHTML(ctx context.Context, t Task, resp *fetch.Response) (doc *extract.Document, fp uint64, hasFP bool) {
 	if w := c.parseWeight(resp); w > 0 {
 		if err := c.parseMem.Acquire(ctx, w); err != nil {
-			return nil // stopping
+			return nil, 0, false // stopping
 		}
 		defer c.parseMem.Release(w)
 	}
 	body, err := c.fetcher.Decode(resp)
 	if err != nil && len(body) == 0 {
 		c.log.Info("cannot decode body", "url", t.URL, "err", err)
-		return nil
+		return nil, 0, false
 	}
 	page, err := parseURL(t.URL)
 	if err != nil {
-		return nil
+		return nil, 0, false
 	}
-	doc, err := extract.HTML(page, body, &extract.Options{
+	doc, err = extract.HTML(page, body, &extract.Options{
 		Agents:      []string{c.cfg.Agent},
 		ContentType: resp.Header.Get("Content-Type"),
 	})
 	if err != nil {
 		c.log.Info("link extraction failed", "url", t.URL, "err", err)
+		return doc, 0, false
 	}
-	return doc
+	// A second pass for the text: boilerplate-light, in the encoding the
+	// first pass settled on.
+	if text := simhash.VisibleTextFrom(extract.Decoded(body, doc), len(body)); text != "" {
+		fp, hasFP = simhash.Fingerprint(text), true
+	}
+	return doc, fp, hasFP
 }
 
 // replay processes an archived response again for a URL whose depth

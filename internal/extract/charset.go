@@ -310,3 +310,19 @@ func trimLeftASCIISpace(s string) string {
 	}
 	return s
 }
+
+// Decoded returns a reader of body decoded to UTF-8 in the encoding HTML
+// determined for it (d.Encoding; a BOM is skipped), for a second look at
+// the page such as its visible text. Unknown encodings read as
+// windows-1252, the default.
+func Decoded(body []byte, d *Document) io.Reader {
+	name, enc, ok := lookup(d.Encoding)
+	if !ok {
+		name, enc = "windows-1252", mustLookup("windows-1252")
+	}
+	c := charset{name: name, enc: enc}
+	if d.EncodingSource == SourceBOM {
+		_, c.bom = bom(body)
+	}
+	return c.reader(body)
+}

@@ -809,6 +809,11 @@ func (f *Frontier) Host(name string) (info crawl.HostInfo, ok bool, err error) {
 	return info, true, nil
 }
 
+// Store is the crawl's key-value store, which the frontier owns (it closes
+// it). Other adapters keep their tables in it under their own key tags
+// (docs/formats.md); they must be done with it before Close.
+func (f *Frontier) Store() *kv.DB { return f.db }
+
 // urlRecord reads the stored record of one URL key.
 func (f *Frontier) urlRecord(host, key string) (urlRecord, error) {
 	v, ok, err := f.db.Get(urlKey(host, key))

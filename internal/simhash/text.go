@@ -2,6 +2,7 @@ package simhash
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -38,14 +39,23 @@ const MaxText = 1 << 20
 // repair misnested markup: an unclosed skipped element (<nav> with no
 // </nav>) hides the rest of the page, up to </body>.
 func VisibleText(page []byte) string {
+	return visibleText(bytes.NewReader(page), len(page))
+}
+
+// VisibleTextFrom is VisibleText of the UTF-8 HTML that r yields; size,
+// if known, sizes the result's buffer.
+func VisibleTextFrom(r io.Reader, size int) string { return visibleText(r, size) }
+
+func visibleText(r io.Reader, size int) string {
 	var w textWriter
-	w.b.Grow(min(len(page)/2, MaxText))
+	w.b.Grow(min(max(size/2, 0), MaxText))
 	var (
 		skip     string // name of the element being skipped, "" if none
 		depth    int    // open elements named skip, while skipping
 		sections int    // open <article>, <section>, <main>
 	)
-	z := html.NewTokenizer(bytes.NewReader(page))
+	z := html.NewTokenizer(r)
+	z.SetMaxBuf(MaxText)
 	for !w.full {
 		tt := z.Next()
 		switch tt {

@@ -1,0 +1,221 @@
+package archive
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/kv"
+	"github.com/godwit-crawler/godwit/internal/warc"
+)
+
+// openDedupArchive opens an archive with a store; close closes both.
+func openDedupArchive(t *testing.T, dir string, o Options) (*Archive, func()) {
+	t.Helper()
+	db, err := kv.Open(filepath.Join(dir, "store"), kv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Store = db
+	a, err := New(warc.WriterConfig{Dir: filepath.Join(dir, "warc")}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, func() {
+		if err := a.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := db.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// records reads every record of every WARC file in dir.
+func records(t *testing.T, dir string) []*warc.Record {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
+	var out []*warc.Record
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := warc.NewReader(fh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, rec)
+		}
+		fh.Close()
+	}
+	return out
+}
+
+// TestIdenticalPayloadRevisits: the second and third captures of a payload
+// (other URLs, and after a restart) are revisits that refer to the first
+// response, never to each other; small payloads are stored again; a
+// revisit loads back with the original's body; the files verify.
+func TestIdenticalPayloadRevisits(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("same payload ", 200) // 2,600 bytes
+	ctx := t.Context()
+
+	a, done := openDedupArchive(t, dir, Options{})
+	if _, err := a.Record(ctx, crawl.Task{}, response("http://a.test/1", big), crawl.Decision{}); err != nil {
+		t.Fatal(err)
+	}
+	second, err := a.Record(ctx, crawl.Task{}, response("http://b.test/2", big), crawl.Decision{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"http://a.test/s1", "http://a.test/s2"} {
+		if _, err := a.Record(ctx, crawl.Task{}, response(u, "tiny"), crawl.Decision{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := a.Load(ctx, second)
+	if err != nil || string(got.Body) != big || got.URL != "http://b.test/2" {
+		t.Fatalf("Load(revisit) = %+v, %v", got, err)
+	}
+	if s := a.Stats(); s.Revisits != 1 || s.RevisitBytes != int64(len(big)) || s.Responses != 3 {
+		t.Errorf("Stats = %+v, want 1 revisit of %d bytes, 3 responses", s, len(big))
+	}
+	done()
+
+	// After a restart, the table still knows the payload.
+	a, done = openDedupArchive(t, dir, Options{})
+	if _, err := a.Record(ctx, crawl.Task{}, response("http://c.test/3", big), crawl.Decision{}); err != nil {
+		t.Fatal(err)
+	}
+	done()
+
+	var originalID string
+	var revisits, tinyResponses int
+	for _, rec := range records(t, filepath.Join(dir, "warc")) {
+		switch {
+		case rec.Type == warc.TypeResponse && rec.Header.Get(warc.FieldTargetURI) == "http://a.test/1":
+			originalID = rec.Header.Get(warc.FieldRecordID)
+		case rec.Type == warc.TypeResponse && strings.HasPrefix(rec.Header.Get(warc.FieldTargetURI), "http://a.test/s"):
+			tinyResponses++
+		case rec.Type == warc.TypeRevisit:
+			revisits++
+			if rec.Header.Get(warc.FieldRefersTo) != originalID || rec.Header.Get(warc.FieldRefersToTargetURI) != "http://a.test/1" ||
+				rec.Header.Get(warc.FieldProfile) != warc.ProfileIdenticalPayloadDigest || rec.Header.Get(warc.FieldTruncated) != "length" {
+				t.Errorf("revisit %s: %v", rec.Header.Get(warc.FieldTargetURI), rec.Header.Fields())
+			}
+		}
+	}
+	if revisits != 2 || tinyResponses != 2 || originalID == "" {
+		t.Errorf("revisits %d (want 2), small responses %d (want 2), original found %v", revisits, tinyResponses, originalID != "")
+	}
+
+	files, _ := filepath.Glob(filepath.Join(dir, "warc", "*.warc.gz"))
+	v := warc.NewVerifier(warc.VerifyOptions{})
+	for _, f := range files {
+		fh, _ := os.Open(f)
+		if err := v.File(fh, filepath.Base(f)); err != nil {
+			t.Fatal(err)
+		}
+		fh.Close()
+	}
+	if problems, sum := v.Finish(); sum.Faults != 0 {
+		t.Errorf("verify: %v", problems)
+	}
+	// Every complete file got its CDXJ index at close.
+	for _, f := range files {
+		if _, err := os.Stat(strings.TrimSuffix(f, ".warc.gz") + ".cdxj"); err != nil {
+			t.Errorf("no index beside %s: %v", filepath.Base(f), err)
+		}
+	}
+}
+
+// TestTruncatedAndOmittedNeverDedup: truncated and header-only responses
+// neither become revisits nor originals.
+func TestTruncatedAndOmittedNeverDedup(t *testing.T) {
+	dir := t.TempDir()
+	a, done := openDedupArchive(t, dir, Options{})
+	defer done()
+	big := strings.Repeat("z", 4096)
+	cut := response("http://a.test/cut", big)
+	cut.Truncated = "length"
+	if _, err := a.Record(t.Context(), crawl.Task{}, cut, crawl.Decision{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Record(t.Context(), crawl.Task{}, response("http://a.test/noarchive", big), crawl.Decision{OmitBody: true, Signals: []string{"noarchive"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Record(t.Context(), crawl.Task{}, response("http://a.test/full", big), crawl.Decision{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := a.Stats(); s.Revisits != 0 {
+		t.Errorf("a truncated or header-only response served as an original: %+v", s)
+	}
+}
+
+// TestNearDuplicates: a page whose fingerprint is within the distance of
+// an earlier page's is noted in its metadata record (policy record), or
+// stored header-only (policy skip); a distant one is not.
+func TestNearDuplicates(t *testing.T) {
+	for _, policy := range []NearDupPolicy{NearDupRecord, NearDupSkip} {
+		t.Run(string(policy), func(t *testing.T) {
+			dir := t.TempDir()
+			a, done := openDedupArchive(t, dir, Options{NearDup: policy})
+			ctx := t.Context()
+			const fp = 0xF0F0_1234_5678_9ABC
+			pages := []struct {
+				url string
+				fp  uint64
+			}{
+				{"http://a.test/orig", fp},
+				{"http://a.test/near", fp ^ 0b101},      // distance 2
+				{"http://a.test/far", fp ^ 0xFFFF_0000}, // distance 16
+			}
+			for i, p := range pages {
+				d := crawl.Decision{SimHash: p.fp, HasSimHash: true, Outlinks: []string{"http://a.test/x"}}
+				if _, err := a.Record(ctx, crawl.Task{}, response(p.url, strings.Repeat("w", 2000+i)), d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s := a.Stats()
+			done()
+			wantOmitted := int64(0)
+			if policy == NearDupSkip {
+				wantOmitted = 1
+			}
+			if s.NearDuplicates != 1 || s.NearDupsOmitted != wantOmitted {
+				t.Errorf("Stats = %+v", s)
+			}
+			for _, rec := range records(t, filepath.Join(dir, "warc")) {
+				u := rec.Header.Get(warc.FieldTargetURI)
+				switch {
+				case rec.Type == warc.TypeMetadata:
+					block := string(rec.Block)
+					near := strings.Contains(block, "near-duplicate-of: http://a.test/orig")
+					if near != (u == "http://a.test/near") {
+						t.Errorf("metadata of %s: near-duplicate note %v:\n%s", u, near, block)
+					}
+					if !strings.Contains(block, "outlink: http://a.test/x") || !strings.Contains(block, "simhash: ") {
+						t.Errorf("metadata of %s lacks outlink or simhash:\n%s", u, block)
+					}
+				case rec.Type == warc.TypeResponse && u == "http://a.test/near":
+					omitted := rec.Header.Get(warc.FieldTruncated) == "unspecified"
+					if omitted != (policy == NearDupSkip) {
+						t.Errorf("policy %s: near-duplicate body omitted = %v", policy, omitted)
+					}
+				}
+			}
+		})
+	}
+}
