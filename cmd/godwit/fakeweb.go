@@ -43,6 +43,8 @@ func (f *fakewebFlags) register(fs *pflag.FlagSet, d fakeweb.Config) {
 	fs.DurationVar(&h.RetryAfter, "hostile-retry-after", d.HostileConfig.RetryAfter, "with --hostile, the Retry-After of the retry pages, whole seconds (0: 2s)")
 	fs.IntVar(&h.StormHost, "hostile-storm-host", d.HostileConfig.StormHost, "with --hostile, index of the storm host (0: the last host; negative: none)")
 	fs.DurationVar(&h.StormFor, "hostile-storm", d.HostileConfig.StormFor, "with --hostile, how long the storm host answers 503 (0: 3s)")
+	fs.BoolVar(&f.cfg.Duplicates, "duplicates", d.Duplicates, "every host links to exact duplicates (/d/exact/N, also across hosts; one gzip-encoded, one chunked), near-duplicate clusters (/d/near/C/M) and distinct articles (/d/distinct/K) in one template")
+	fs.BoolVar(&f.cfg.ConditionalRobots, "conditional-robots", d.ConditionalRobots, "robots.txt answers carry ETag and Last-Modified and answer 304 to a matching If-None-Match or If-Modified-Since")
 	fs.StringVar(&f.robots, "robots", robotsNames(d.Robots),
 		"comma-separated robots.txt variants, cycled over the hosts: "+robotsNames(allRobotsKinds()))
 }
@@ -153,6 +155,12 @@ func printFakewebBanner(w io.Writer, addr string, cfg fakeweb.Config) {
 			storm = fmt.Sprintf("h%d.%s for %v", h.StormHost, cfg.Domain, h.StormFor)
 		}
 		fmt.Fprintf(w, "  hostile:   hosts hK with K %% %d == 0 (resources under /x/); storm host %s\n", h.Every, storm)
+	}
+	if cfg.Duplicates {
+		fmt.Fprintf(w, "  duplicates: every host links to /d/exact/N, /d/near/C/M and /d/distinct/K\n")
+	}
+	if cfg.ConditionalRobots {
+		fmt.Fprintf(w, "  robots.txt: ETag and Last-Modified; 304 to conditional requests\n")
 	}
 	fmt.Fprintf(w, "  seeds:     %s/_fakeweb/seeds (or write them with --seeds-out FILE)\n", base)
 	fmt.Fprintf(w, "  crawl it:  godwit crawl --proxy %s --seeds FILE\n", base)

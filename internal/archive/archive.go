@@ -155,8 +155,12 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, 
 	if a.dedup != nil {
 		var err error
 		if a.revisitable(resp, d) {
-			if orig, revisit, err = a.dedup.identical(payloadDigest); err != nil {
+			var release func()
+			if orig, revisit, release, err = a.dedup.firstCapture(payloadDigest); err != nil {
 				return crawl.Capture{}, fmt.Errorf("archive: %w", err)
+			}
+			if release != nil {
+				defer release() // after remember, below, or a failure
 			}
 		}
 		if !revisit && d.HasSimHash && a.opts.NearDup != NearDupOff {
@@ -170,9 +174,13 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, 
 	}
 
 	var respRec *warc.Record
-	if revisit {
+	notModified := resp.Status == http.StatusNotModified && d.NotModified != nil && d.NotModified.RecordID != ""
+	switch {
+	case notModified:
+		respRec = notModifiedRecord(resp, respID, *d.NotModified)
+	case revisit:
 		respRec = revisitRecord(resp, respID, payloadDigest, orig)
-	} else {
+	default:
 		respRec = responseRecord(resp, respID, payloadDigest, omit)
 	}
 	respRec.Header.Set(warc.FieldDate, warc.FormatDate(date))
@@ -196,7 +204,7 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, 
 		return crawl.Capture{}, err
 	}
 	loc := locs[1]
-	a.count(resp, revisit, isNear, omit && !d.OmitBody)
+	a.count(resp, revisit, notModified, isNear, omit && !d.OmitBody)
 
 	// Only now, with the response on stable storage, may later captures
 	// refer to it.
@@ -216,7 +224,32 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, 
 			}
 		}
 	}
-	return crawl.Capture{File: loc.File, Offset: loc.Offset, Length: loc.Length}, nil
+	c := crawl.Capture{File: loc.File, Offset: loc.Offset, Length: loc.Length, RecordID: respID, Date: date}
+	if notModified {
+		// What the content is in is still the original response.
+		c = *d.NotModified
+	}
+	return c, nil
+}
+
+// notModifiedRecord is a server-not-modified revisit: the 304 answer's
+// HTTP header, referring to the capture whose content it confirms.
+func notModifiedRecord(resp *fetch.Response, id string, prior crawl.Capture) *warc.Record {
+	rec := &warc.Record{Type: warc.TypeRevisit, Block: resp.RawHeader, More: resp.RawBody}
+	h := &rec.Header
+	h.Set(warc.FieldRecordID, id)
+	h.Set(warc.FieldTargetURI, resp.URL)
+	if resp.IP != "" {
+		h.Set(warc.FieldIPAddress, resp.IP)
+	}
+	h.Set(warc.FieldContentType, "application/http;msgtype=response")
+	h.Set(warc.FieldProfile, warc.ProfileServerNotModified)
+	h.Set(warc.FieldRefersTo, prior.RecordID)
+	h.Set(warc.FieldRefersToTargetURI, resp.URL)
+	if !prior.Date.IsZero() {
+		h.Set(warc.FieldRefersToDate, warc.FormatDate(prior.Date))
+	}
+	return rec
 }
 
 // revisitable reports whether resp's payload may be written as, or be
@@ -303,20 +336,24 @@ func (a *Archive) durable(gen uint64) error {
 type Stats struct {
 	Responses       int64 // response records (full or header-only)
 	Revisits        int64 // identical-payload revisits written instead of responses
+	NotModified     int64 // server-not-modified revisits (304 answers to conditional requests)
 	RevisitBytes    int64 // payload bytes those revisits did not store again
 	NearDuplicates  int64 // pages whose text was within the distance of an earlier page's
 	NearDupsOmitted int64 // of those, stored header-only (NearDupSkip)
 }
 
 type counters struct {
-	responses, revisits, revisitBytes, near, nearOmitted atomic.Int64
+	responses, revisits, revisitBytes, near, nearOmitted, notModified atomic.Int64
 }
 
-func (a *Archive) count(resp *fetch.Response, revisit, near, nearOmitted bool) {
-	if revisit {
+func (a *Archive) count(resp *fetch.Response, revisit, notModified, near, nearOmitted bool) {
+	switch {
+	case notModified:
+		a.stats.notModified.Add(1)
+	case revisit:
 		a.stats.revisits.Add(1)
 		a.stats.revisitBytes.Add(int64(len(resp.Body)))
-	} else {
+	default:
 		a.stats.responses.Add(1)
 	}
 	if near {
@@ -332,6 +369,7 @@ func (a *Archive) Stats() Stats {
 	return Stats{
 		Responses:       a.stats.responses.Load(),
 		Revisits:        a.stats.revisits.Load(),
+		NotModified:     a.stats.notModified.Load(),
 		RevisitBytes:    a.stats.revisitBytes.Load(),
 		NearDuplicates:  a.stats.near.Load(),
 		NearDupsOmitted: a.stats.nearOmitted.Load(),

@@ -80,14 +80,15 @@ func nearKey(fp, seq uint64) []byte {
 type dedup struct {
 	store *kv.DB
 
-	mu   sync.Mutex
-	near *simhash.Index
-	fps  []uint64 // id → fingerprint: with the id, the key of the capture
+	mu       sync.Mutex
+	near     *simhash.Index
+	fps      []uint64                 // id → fingerprint: with the id, the key of the capture
+	inflight map[string]chan struct{} // payloads being stored now, closed when they are known
 }
 
 // openDedup loads the near-duplicate index from the store.
 func openDedup(store *kv.DB, distance int) (*dedup, error) {
-	x := &dedup{store: store, near: simhash.NewIndex(distance)}
+	x := &dedup{store: store, near: simhash.NewIndex(distance), inflight: map[string]chan struct{}{}}
 	it, err := store.Scan([]byte{tagNear}, []byte{tagNear + 1})
 	if err != nil {
 		return nil, err
@@ -120,6 +121,34 @@ func (x *dedup) identical(digest string) (original, bool, error) {
 	}
 	o, err := decodeOriginal(v)
 	return o, err == nil, err
+}
+
+// firstCapture returns the first capture of the payload with this digest
+// or, when there is none yet, makes the caller its first capture: it must
+// call release once it has remembered it (or failed). Concurrent captures
+// of one payload therefore store it once: the others wait for the first
+// to be on disk and become revisits of it.
+func (x *dedup) firstCapture(digest string) (o original, found bool, release func(), err error) {
+	for {
+		if o, found, err = x.identical(digest); err != nil || found {
+			return o, found, nil, err
+		}
+		x.mu.Lock()
+		wait, busy := x.inflight[digest]
+		if !busy {
+			done := make(chan struct{})
+			x.inflight[digest] = done
+			x.mu.Unlock()
+			return original{}, false, func() {
+				x.mu.Lock()
+				delete(x.inflight, digest)
+				x.mu.Unlock()
+				close(done)
+			}, nil
+		}
+		x.mu.Unlock()
+		<-wait
+	}
 }
 
 // remember notes o as the first capture of digest. The write is not

@@ -1,10 +1,12 @@
 package archive
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
@@ -217,5 +219,32 @@ func TestNearDuplicates(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConcurrentIdenticalPayloads: captures of one payload recorded at
+// the same time store it once; the others wait and become revisits.
+func TestConcurrentIdenticalPayloads(t *testing.T) {
+	dir := t.TempDir()
+	a, done := openDedupArchive(t, dir, Options{})
+	defer done()
+	big := strings.Repeat("same ", 1000)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := range 8 {
+		wg.Go(func() {
+			_, err := a.Record(t.Context(), crawl.Task{}, response(fmt.Sprintf("http://h%d.test/", i), big), crawl.Decision{})
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := a.Stats(); s.Responses != 1 || s.Revisits != 7 {
+		t.Errorf("Stats = %+v, want 1 response and 7 revisits", s)
 	}
 }

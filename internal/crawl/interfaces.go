@@ -26,6 +26,10 @@ type Decision struct {
 	HasSimHash bool
 	// Title is the page's <title>, when it has one.
 	Title string
+	// NotModified, for a 304 answer to a conditional request, is the
+	// capture whose content the server says is still current: the
+	// archive writes a server-not-modified revisit referring to it.
+	NotModified *Capture
 }
 
 // ErrExhausted is returned by Frontier.Next when nothing is queued and no

@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"time"
 
@@ -54,7 +55,12 @@ func (c *Crawler) fetchRobots(ctx context.Context, l Lease) (Outcome, []candidat
 		target = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}).String()
 	}
 	c.stats.robotsFetches.Add(1)
-	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: target})
+	req := fetch.Request{URL: target}
+	if prev.Status == RobotsOK && prev.URL == "" && !prev.Validators.IsZero() {
+		// A refetch after RobotsTTL: a 304 costs the server a status line.
+		req.Header = conditional(prev.Validators)
+	}
+	resp, err := c.fetcher.Fetch(ctx, req)
 	now := c.now()
 	out := Outcome{Disposition: Requeue, Requested: true, End: now}
 	next := RobotsState{FetchedAt: now}
@@ -79,11 +85,23 @@ func (c *Crawler) fetchRobots(ctx context.Context, l Lease) (Outcome, []candidat
 		}
 	default:
 		exchange(&out, resp)
-		out.Validators = Validators{} // kept for pages only
+		valid := out.Validators
+		out.Validators = Validators{} // the URL record's are for pages
 		c.stats.bytes.Add(int64(len(resp.Body)))
-		c.archiveRecord(ctx, l.Task, resp)
+		var d Decision
+		if resp.Status == http.StatusNotModified {
+			d.NotModified = prev.Capture
+		}
+		capture, archived := c.archiveRecord(ctx, l.Task, resp, d)
 		var sitemaps []string
 		next, sitemaps = c.robotsAnswer(prev, resp, now)
+		if next.Status == RobotsOK && resp.Status != http.StatusNotModified {
+			next.Validators = valid
+			next.Capture = nil
+			if archived {
+				next.Capture = &capture
+			}
+		}
 		for _, sm := range sitemaps {
 			cands = append(cands, candidate{raw: sm, sitemap: 1})
 		}
@@ -117,6 +135,15 @@ func (c *Crawler) robotsAnswer(prev RobotsState, resp *fetch.Response, now time.
 		next.Rules = parsed.Group(c.cfg.Agent)
 		if !c.cfg.Sitemaps.Off {
 			sitemaps = parsed.Sitemaps()
+		}
+	case s == http.StatusNotModified && prev.Status == RobotsOK:
+		// Unchanged since the copy we hold (and, archived, refer to).
+		next = prev
+		next.FetchedAt = now
+		next.Failures, next.FailingSince = 0, time.Time{}
+		c.stats.notModified.Add(1)
+		if !c.cfg.Sitemaps.Off {
+			sitemaps = robots.Parse(prev.Body).Sitemaps()
 		}
 	case s >= 300 && s < 400:
 		loc, ok := resp.Location()

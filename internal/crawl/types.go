@@ -57,11 +57,14 @@ type Validators struct {
 func (v Validators) IsZero() bool { return v == Validators{} }
 
 // Capture locates an archived response: the WARC file (base name) and the
-// byte range of the record's gzip member.
+// byte range of the record's gzip member, and the record's ID and
+// WARC-Date, which a later revisit record refers to.
 type Capture struct {
-	File   string
-	Offset int64
-	Length int64
+	File     string
+	Offset   int64
+	Length   int64
+	RecordID string    // "" in captures stored before it was kept
+	Date     time.Time // zero likewise
 }
 
 // Lease is the frontier's grant to make (at most) one request to Task.Host.
@@ -103,6 +106,11 @@ type RobotsState struct {
 	FailingSince time.Time
 	URL          string // where to ask next while following redirects; "" = the default location
 	Hops         int    // redirects followed so far for the current fetch
+	// Validators and Capture are those of the last 200 answer: a refetch
+	// after RobotsTTL is conditional, and a 304 is archived as a revisit
+	// of that capture.
+	Validators Validators
+	Capture    *Capture
 }
 
 // Disposition says what the frontier does with a completed lease's task.

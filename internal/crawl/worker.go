@@ -65,13 +65,7 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 	req := fetch.Request{URL: t.URL}
 	if !t.Validators.IsZero() {
 		// Fetched before: ask for the body only if it changed.
-		req.Header = http.Header{}
-		if t.Validators.ETag != "" {
-			req.Header.Set("If-None-Match", t.Validators.ETag)
-		}
-		if t.Validators.LastModified != "" {
-			req.Header.Set("If-Modified-Since", t.Validators.LastModified)
-		}
+		req.Header = conditional(t.Validators)
 	}
 	resp, err := c.fetcher.Fetch(ctx, req)
 	if err != nil {
@@ -128,6 +122,18 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 		c.stats.countClass(ClassPermanent)
 	}
 	return out, c.discover(t, rd.cands), nil
+}
+
+// conditional is the header of a conditional request (RFC 9110 §13.1).
+func conditional(v Validators) http.Header {
+	h := http.Header{}
+	if v.ETag != "" {
+		h.Set("If-None-Match", v.ETag)
+	}
+	if v.LastModified != "" {
+		h.Set("If-Modified-Since", v.LastModified)
+	}
+	return h
 }
 
 // exchange fills in what a response tells about the server: timing,
@@ -311,8 +317,11 @@ func (c *Crawler) fetchFailed(ctx context.Context, t Task, err error) Outcome {
 
 // archiveRecord records an exchange that is not itself a page (robots.txt);
 // a failure is logged, and the next page's Record will surface it.
-func (c *Crawler) archiveRecord(ctx context.Context, t Task, resp *fetch.Response) {
-	if _, err := c.archive.Record(ctx, t, resp, Decision{}); err != nil {
+func (c *Crawler) archiveRecord(ctx context.Context, t Task, resp *fetch.Response, d Decision) (Capture, bool) {
+	capture, err := c.archive.Record(ctx, t, resp, d)
+	if err != nil {
 		c.log.Error("archive failed", "url", resp.URL, "err", err)
+		return Capture{}, false
 	}
+	return capture, true
 }

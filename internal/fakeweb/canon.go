@@ -36,6 +36,7 @@ const (
 	resFollow     // "/follow/N", only linked from pages whose signals godwit must ignore
 	resWild       // wildPaths[n], on RobotsWildcard hosts
 	resHostile    // hostileSpecs[n], with Config.Hostile
+	resDup        // dupPaths[n], with Config.Duplicates
 )
 
 type resource struct {
@@ -188,6 +189,11 @@ func (w *Web) resolveFeature(host int, clean string) (resource, bool) {
 			return resource{kind: resWild, n: n}, true
 		}
 	}
+	if w.cfg.Duplicates {
+		if n, ok := dupIndex(clean); ok {
+			return resource{kind: resDup, n: n}, true
+		}
+	}
 	return w.resolveHostile(host, clean)
 }
 
@@ -258,6 +264,8 @@ func appendPath(dst []byte, t target) []byte {
 		return append(dst, wildPaths[t.n]...)
 	case resHostile:
 		return append(dst, hostileSpecs[t.n].path...)
+	case resDup:
+		return append(dst, dupPaths[t.n]...)
 	default:
 		if t.n == 0 {
 			return append(dst, '/')

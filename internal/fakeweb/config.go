@@ -211,6 +211,17 @@ type Config struct {
 	// HostileConfig tunes Hostile; it is ignored, and left alone by
 	// Default, while Hostile is off.
 	HostileConfig HostileConfig
+	// Duplicates gives every host pages whose content is duplicated
+	// exactly (also across hosts, one copy gzip-encoded and one chunked)
+	// or nearly, and distinct articles in the same template, linked from
+	// its home page and labelled by ContentLabels (see the package
+	// documentation, "Duplicate content").
+	Duplicates bool
+	// ConditionalRobots gives every robots.txt answered 200 an ETag and
+	// a Last-Modified, and answers 304 to a request for it that they
+	// match, as the pages of a hostile host do (see the package
+	// documentation, "robots.txt").
+	ConditionalRobots bool
 }
 
 // Default fills zero fields with the defaults documented on each field.
@@ -271,7 +282,7 @@ func (c Config) Validate() error {
 	} else if c.Hosts >= 1 && c.Hosts <= maxHosts && c.Hosts*c.PagesPerHost > maxPages {
 		bad("%d hosts × %d pages exceeds %d pages in all", c.Hosts, c.PagesPerHost, maxPages)
 	} else if c.Hosts >= 1 && c.Hosts <= maxHosts && c.OrphanPages <= maxOrphanPages && c.Hosts*(c.PagesPerHost+c.extraPages()) > maxPages {
-		bad("%d hosts × (%d pages + %d orphan, signal and wildcard pages, hostile ones included) exceeds %d pages in all",
+		bad("%d hosts × (%d pages + %d orphan, signal and wildcard pages, hostile and duplicate ones included) exceeds %d pages in all",
 			c.Hosts, c.PagesPerHost, c.extraPages(), maxPages)
 	}
 	if c.LinksPerPage < 2 || c.LinksPerPage > maxLinksPerPage {
@@ -342,7 +353,7 @@ func (c Config) wildPages() int {
 // extraPages is the number of pages per host beyond PagesPerHost that
 // the ground truth can hold.
 func (c Config) extraPages() int {
-	return c.orphans() + c.signalPages() + c.wildPages() + c.hostilePages()
+	return c.orphans() + c.signalPages() + c.wildPages() + c.hostilePages() + c.dupPages()
 }
 
 // share maps the "negative means none" convention onto a probability.

@@ -38,6 +38,16 @@
 // answer of the web that depends on what came before: it counts requests
 // per host, and Reset starts the count again.
 //
+// With Config.ConditionalRobots every robots.txt answered 200 (at
+// /robots-real.txt for RobotsRedirect, once recovered for RobotsFlaky)
+// carries an ETag and a Last-Modified, and a request for it is answered
+// 304 with no body exactly as a page of a hostile host is (see Hostile
+// web): a crawler that asks again after its cache expires, with the
+// validators it kept, gets 304s. Report.RobotsConditional and
+// RobotsNotModified count those requests and answers (they are also in
+// ConditionalRequests and NotModified), and a 304 makes the host's rules
+// known to the judge as a 200 does.
+//
 // # Sitemaps
 //
 // With Config.Sitemaps every host whose robots.txt answers 200 ends it
@@ -169,6 +179,40 @@
 // storm answers and the first request of each host are the history the
 // hostile web keeps; Reset starts it again.
 //
+// # Duplicate content
+//
+// With Config.Duplicates every host has 21 more pages of the ground truth
+// under /d/, all linked from its home page with plain root-relative
+// <a href>s, all in one article template (the same header, navigation,
+// "Related reading" list, advertisement and footer), each article of
+// 500 to 700 words drawn from Seed out of a built-in vocabulary (550 to
+// 720 words of visible text with the template's), and each page linking
+// to its home page and to three /d/distinct/ pages:
+//
+//   - /d/exact/0, /d/exact/1 and /d/exact/2: one article, the same on
+//     every host, byte for byte (over 4 KiB of text/html; utf-8): exact
+//     duplicates within a host and across hosts. /d/exact/0 is sent with
+//     a Content-Length; /d/exact/1 with "Content-Encoding: gzip" whatever
+//     the request's Accept-Encoding, the same compressed bytes every time
+//     (a gzip header with no name and no time), so its HTTP body differs
+//     from the others but decodes to theirs; /d/exact/2 chunked, with no
+//     Content-Length.
+//   - /d/near/C/M (C = 0..2, M = 0..3): three clusters per host of four
+//     near-duplicates. The members of a cluster are one article with
+//     small edits: member M's date line, two to four words substituted
+//     (none for member 0), its own related reading and advertisement; of
+//     the word 3-shingles of their visible text, two members share 85% to
+//     94% (Jaccard similarity), and differ in a few percent of words.
+//   - /d/distinct/K (K = 0..5): unrelated articles in the same template,
+//     to catch a near-duplicate detector that mistakes boilerplate for
+//     content: any two pages of different clusters share at most about
+//     3% of their 3-shingles.
+//
+// ContentLabels labels each of these pages with its kind and its
+// cluster, so that a test can measure the precision and recall of a
+// crawler's deduplication from what the crawler kept, and
+// Report.ContentDuplicates counts the requests for them by kind.
+//
 // Pages are generated on demand from (Seed, host, page), never stored: the
 // same Config gives byte-identical pages, and memory does not grow with
 // the size of the web. Only the request log grows, one entry per request.
@@ -204,7 +248,8 @@
 // of any URL (page or redirect) of that host in the ground truth, not
 // followed when d is Judge.MaxDepth: with the default seeds (every home
 // page) sitemap URLs have depth 1. Orphan, /nofollow/, /follow/ and /w/
-// pages link only to their home page (the /w/ PDFs to nothing). Sitemap
+// pages link only to their home page (the /w/ PDFs to nothing), /d/
+// pages to their home page and three /d/distinct/ pages. Sitemap
 // files and robots.txt files are not pages of the ground truth.
 //
 // # Concurrency and ownership

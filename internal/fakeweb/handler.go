@@ -63,7 +63,7 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		RawURL:    rawURL,
 		UserAgent: r.UserAgent(),
 		Proxy:     proxy,
-		Conditional: virtual && w.cfg.Hostile &&
+		Conditional: virtual && (w.cfg.Hostile || w.cfg.ConditionalRobots) &&
 			(len(r.Header.Values("If-None-Match")) > 0 || r.Header.Get("If-Modified-Since") != ""),
 	})
 	defer e.finish(0) // only counts if the handler gives up without answering
@@ -149,6 +149,7 @@ func (resp response) write(rw http.ResponseWriter, head bool) {
 		h.Set("Content-Type", resp.contentType)
 	}
 	switch {
+	case resp.chunked:
 	case resp.stream == streamNone:
 		h.Set("Content-Length", strconv.Itoa(len(resp.body)))
 	case resp.length >= 0:
@@ -170,11 +171,21 @@ func (resp response) write(rw http.ResponseWriter, head bool) {
 		h.Set("Allow", "GET, HEAD")
 	}
 	rw.WriteHeader(resp.status)
-	if !head && resp.stream == streamNone {
-		// An error means the client went away; the log already has the
-		// answer we meant to give.
-		_, _ = rw.Write(resp.body)
+	if head || resp.stream != streamNone {
+		return
 	}
+	body := resp.body
+	if resp.chunked {
+		// Flushing part of the body before the rest makes the server send
+		// it chunked, whatever its size.
+		half := len(body) / 2
+		_, _ = rw.Write(body[:half])
+		_ = http.NewResponseController(rw).Flush()
+		body = body[half:]
+	}
+	// An error means the client went away; the log already has the
+	// answer we meant to give.
+	_, _ = rw.Write(body)
 }
 
 func (w *Web) serveControl(rw http.ResponseWriter, r *http.Request, p string) {

@@ -12,7 +12,7 @@ import (
 // target is where a link points.
 type target struct {
 	host int
-	kind resourceKind // resPage, resRedirect, resPrivate, resOrphan, resNofollow, resFollow or resWild
+	kind resourceKind // resPage, resRedirect, resPrivate, resOrphan, resNofollow, resFollow, resWild, resHostile or resDup
 	n    int
 }
 
@@ -79,6 +79,7 @@ const (
 	streamBase
 	streamSignals
 	streamSitemap
+	streamDup
 )
 
 // streamID packs a triple into a PCG seed half; the limits in config.go

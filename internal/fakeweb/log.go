@@ -34,7 +34,8 @@ type Request struct {
 	// that is through the forward proxy.
 	Proxy bool `json:"proxy"`
 	// Conditional is true when the request carried If-None-Match or
-	// If-Modified-Since (logged with Config.Hostile only).
+	// If-Modified-Since (logged with Config.Hostile or
+	// Config.ConditionalRobots only).
 	Conditional bool `json:"conditional,omitempty"`
 	// RetryAfter, when the answer carried a Retry-After header, is the
 	// time before which the client must not send the host another

@@ -37,6 +37,9 @@ type response struct {
 	retryAfter   time.Duration // a Retry-After header if set: seconds,
 	retryDate    bool          // or an HTTP-date
 	retryHeader  string        // its value, spelled when the answer is ready
+
+	// Config.Duplicates (see dup.go).
+	chunked bool // no Content-Length: the body goes out in chunks
 }
 
 // respond computes the answer for a resource of host, requested with q.
@@ -76,6 +79,8 @@ func (w *Web) respond(host int, res resource, q reqInfo) response {
 		return w.wildPage(host, res.n)
 	case resHostile:
 		return w.hostileResponse(host, res.n)
+	case resDup:
+		return w.dupResponse(host, res.n)
 	}
 	return plain(http.StatusNotFound)
 }
@@ -111,7 +116,11 @@ func (w *Web) robotsFile(host int) response {
 	if w.hasSitemaps(host) {
 		body = append(bytes.Clone(body), w.sitemapLine(host)...)
 	}
-	return response{status: http.StatusOK, contentType: plainType, body: body}
+	resp := response{status: http.StatusOK, contentType: plainType, body: body}
+	if w.cfg.ConditionalRobots {
+		robotsValidators(&resp, host)
+	}
+	return resp
 }
 
 // leafPage is a small page that links only to its host's home page.
@@ -305,6 +314,9 @@ func (w *Web) render(host, n int, private bool, sid string) []byte {
 	p.s("</p>\n")
 	if n == 0 && !private && w.isHostile(host) {
 		writeHostileLinks(p)
+	}
+	if n == 0 && !private && w.cfg.Duplicates {
+		writeDupLinks(p)
 	}
 
 	const tail = "</body>\n</html>\n"

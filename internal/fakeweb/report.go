@@ -166,10 +166,17 @@ type Report struct {
 	RetryAfterSent       int `json:"retry_after_sent,omitempty"`
 	RetryAfterViolations int `json:"retry_after_violations,omitempty"`
 	// ConditionalRequests counts requests that carried If-None-Match or
-	// If-Modified-Since, and NotModified the 304 answers. A 304 for a page
-	// of the ground truth covers it as a 200 does.
+	// If-Modified-Since, and NotModified the 304 answers, robots.txt
+	// included (logged with Config.Hostile or Config.ConditionalRobots).
+	// A 304 for a page of the ground truth covers it as a 200 does.
 	ConditionalRequests int `json:"conditional_requests,omitempty"`
 	NotModified         int `json:"not_modified,omitempty"`
+	// RobotsConditional and RobotsNotModified are the part of
+	// ConditionalRequests and NotModified that asked for robots.txt (or
+	// /robots-real.txt). A 304 for robots.txt is an answer like a 200:
+	// the host's rules are known from then on.
+	RobotsConditional int `json:"robots_conditional,omitempty"`
+	RobotsNotModified int `json:"robots_not_modified,omitempty"`
 	// CharsetLinks counts the charset targets in the ground truth (the
 	// pages the links of the legacy-charset pages name, at the URLs the
 	// WHATWG URL standard resolves them to), and CharsetLinksFetched those
@@ -181,6 +188,11 @@ type Report struct {
 	// under "storm" the storm host's 503 answers. Every name is present
 	// when Config.Hostile is on.
 	Hostile map[string]int `json:"hostile,omitempty"`
+
+	// ContentDuplicates counts requests for the pages of
+	// Config.Duplicates by kind: ContentExact, ContentNear and
+	// ContentDistinct, all present when it is on, nil otherwise.
+	ContentDuplicates map[string]int `json:"content_duplicates,omitempty"`
 
 	// Violations details the first 100 violations in the order the
 	// requests arrived.
@@ -222,6 +234,13 @@ func (r Report) String() string {
 		for _, k := range slices.Sorted(maps.Keys(r.Hostile)) {
 			fmt.Fprintf(&b, " %s %d", k, r.Hostile[k])
 		}
+	}
+	if r.RobotsConditional > 0 || r.RobotsNotModified > 0 {
+		fmt.Fprintf(&b, "\nrobots.txt: conditional %d, not modified %d", r.RobotsConditional, r.RobotsNotModified)
+	}
+	if r.ContentDuplicates != nil {
+		fmt.Fprintf(&b, "\nduplicate content requests: exact %d, near %d, distinct %d",
+			r.ContentDuplicates[ContentExact], r.ContentDuplicates[ContentNear], r.ContentDuplicates[ContentDistinct])
 	}
 	if len(r.Traps) > 0 {
 		fmt.Fprintf(&b, "\ntrap requests %d (%.2f%% of all):", r.TrapRequests, 100*r.TrapShare())
@@ -286,6 +305,9 @@ func (w *Web) Report(j Judge) Report {
 		for _, s := range hostileSpecs {
 			rep.Hostile[s.name] = 0
 		}
+	}
+	if w.cfg.Duplicates {
+		rep.ContentDuplicates = map[string]int{ContentExact: 0, ContentNear: 0, ContentDistinct: 0}
 	}
 	if kinds := w.cfg.Traps.Kinds(); len(kinds) > 0 {
 		rep.Traps = make(map[TrapKind]int, len(kinds))
@@ -371,8 +393,15 @@ func (w *Web) Report(j Judge) Report {
 
 		if res.robots() {
 			rep.RobotsRequests++
-			// A redirect only says where the answer is.
-			if q.Status != 0 && !q.End.IsZero() && (q.Status < 300 || q.Status >= 400) {
+			if q.Conditional {
+				rep.RobotsConditional++
+			}
+			if q.Status == http.StatusNotModified {
+				rep.RobotsNotModified++
+			}
+			// A redirect only says where the answer is; a 304 is the
+			// answer the client already has.
+			if q.Status != 0 && !q.End.IsZero() && (q.Status < 300 || q.Status >= 400 || q.Status == http.StatusNotModified) {
 				earliest(&h.robotsDone, q.End)
 				if q.Status >= 500 {
 					earliest(&h.robotsFail, q.End)
@@ -384,6 +413,10 @@ func (w *Web) Report(j Judge) Report {
 		}
 		if res.kind == resHostile {
 			rep.Hostile[hostileSpecs[res.n].name]++
+		}
+		if res.kind == resDup {
+			kind, _, _ := dupKind(res.n)
+			rep.ContentDuplicates[kind]++
 		}
 		if host == w.stormHost() && q.Status == http.StatusServiceUnavailable && (res.kind != resHostile || !isRetryPage(res.n)) {
 			rep.Hostile[hostileStorm]++

@@ -30,8 +30,8 @@ type walk struct {
 }
 
 // The slots of a host's pages in a truth: its PagesPerHost ordinary
-// pages, then its orphans, /nofollow/, /follow/ and /w/ pages (each only
-// with the feature that makes them). Without those features the slot of
+// pages, then its orphans, /nofollow/, /follow/, /w/, hostile and /d/
+// pages (each only with the feature that makes them). Without those features the slot of
 // page n of host h is h*PagesPerHost+n, as it always was.
 func (w *Web) stride() int { return w.slots }
 
@@ -57,6 +57,11 @@ func (w *Web) slot(host int, kind resourceKind, n int) (int, bool) {
 			return 0, false
 		}
 		s = w.cfg.PagesPerHost + w.cfg.orphans() + w.cfg.signalPages() + w.cfg.wildPages() + hostileSlots[n]
+	case resDup:
+		if !w.cfg.Duplicates {
+			return 0, false
+		}
+		s = w.cfg.PagesPerHost + w.cfg.orphans() + w.cfg.signalPages() + w.cfg.wildPages() + w.cfg.hostilePages() + n
 	default:
 		return 0, false
 	}
@@ -76,7 +81,7 @@ func (w *Web) slotTarget(i int) target {
 	}{
 		{resPage, w.cfg.PagesPerHost}, {resOrphan, w.cfg.orphans()},
 		{resNofollow, min(w.cfg.signalPages(), numNofollowPages)}, {resFollow, max(w.cfg.signalPages()-numNofollowPages, 0)},
-		{resWild, w.cfg.wildPages()}, {resHostile, w.cfg.hostilePages()},
+		{resWild, w.cfg.wildPages()}, {resHostile, w.cfg.hostilePages()}, {resDup, w.cfg.dupPages()},
 	} {
 		if s < r.size && r.kind == resHostile {
 			return target{host: host, kind: resHostile, n: hostilePageList[s]}
@@ -170,7 +175,7 @@ func (w *Web) walk(seeds []string, maxDepth int, how walk) truth {
 				visit(to.host, depth)
 				return
 			}
-		case resPage, resOrphan, resNofollow, resFollow, resWild:
+		case resPage, resOrphan, resNofollow, resFollow, resWild, resDup:
 		default:
 			return
 		}
@@ -224,6 +229,12 @@ func (w *Web) walk(seeds []string, maxDepth int, how walk) truth {
 			}
 			continue
 		}
+		if from.kind == resDup {
+			for _, to := range w.dupLinks(from.host, from.n) {
+				reach(to, depth+1)
+			}
+			continue
+		}
 		if from.kind != resPage {
 			if leafLinksHome(from) {
 				reach(target{host: from.host, kind: resPage}, depth+1)
@@ -245,6 +256,11 @@ func (w *Web) walk(seeds []string, maxDepth int, how walk) truth {
 				if s.home {
 					reach(target{host: from.host, kind: resHostile, n: n}, depth+1)
 				}
+			}
+		}
+		if from.n == 0 && w.cfg.Duplicates {
+			for n := range numDup {
+				reach(target{host: from.host, kind: resDup, n: n}, depth+1)
 			}
 		}
 	}

@@ -150,7 +150,8 @@ func (w *Web) Seeds() []string {
 // as it answers once recovered; a RobotsRedirect one at /robots-real.txt),
 // or a resource of the hostile web answered 200 with a body held whole
 // (a retry page as it answers after its failures; /x/slow without its
-// delay; not the drip, the big page or the bombs, which are streamed).
+// delay; not the drip, the big page or the bombs, which are streamed),
+// or a page of Config.Duplicates (compressed, for /d/exact/1).
 // Spellings are folded as the server folds them (host case, ":80", dot segments, ";jsessionid=" when the web hands
 // out session IDs; the fragment is ignored, and so is the query, except
 // that a search trap answers it and a session ID in it shapes the page's

@@ -155,14 +155,25 @@ func appendTime(b []byte, t time.Time) []byte {
 	return binary.AppendVarint(b, t.UnixNano())
 }
 
+// appendCapture writes a tag byte, then the capture: 0 none; 1 file,
+// offset, length; 2 the same plus record ID and date.
 func appendCapture(b []byte, c *crawl.Capture) []byte {
 	if c == nil {
 		return append(b, 0)
 	}
-	b = append(b, 1)
+	tag := byte(1)
+	if c.RecordID != "" || !c.Date.IsZero() {
+		tag = 2
+	}
+	b = append(b, tag)
 	b = appendString(b, c.File)
 	b = binary.AppendUvarint(b, uint64(c.Offset))
-	return binary.AppendUvarint(b, uint64(c.Length))
+	b = binary.AppendUvarint(b, uint64(c.Length))
+	if tag == 2 {
+		b = appendString(b, c.RecordID)
+		b = appendTime(b, c.Date)
+	}
+	return b
 }
 
 func (d *decoder) capture() *crawl.Capture {
@@ -178,6 +189,10 @@ func (d *decoder) capture() *crawl.Capture {
 	c := &crawl.Capture{File: d.string()}
 	c.Offset = int64(d.uvarint())
 	c.Length = int64(d.uvarint())
+	if has == 2 {
+		c.RecordID = d.string()
+		c.Date = d.time()
+	}
 	return c
 }
 
@@ -376,7 +391,13 @@ func encodeRobots(s crawl.RobotsState) []byte {
 	b = binary.AppendUvarint(b, uint64(s.Failures))
 	b = appendString(b, s.URL)
 	b = binary.AppendUvarint(b, uint64(s.Hops))
-	return appendTime(b, s.FailingSince)
+	b = appendTime(b, s.FailingSince)
+	if s.Validators.IsZero() && s.Capture == nil { // optional trailing fields
+		return b
+	}
+	b = appendString(b, s.Validators.ETag)
+	b = appendString(b, s.Validators.LastModified)
+	return appendCapture(b, s.Capture)
 }
 
 func decodeRobots(v []byte) (crawl.RobotsState, error) {
@@ -395,6 +416,11 @@ func decodeRobots(v []byte) (crawl.RobotsState, error) {
 	s.Hops = int(d.uvarint())
 	if d.err == nil && len(d.b) > 0 {
 		s.FailingSince = d.time()
+	}
+	if d.err == nil && len(d.b) > 0 {
+		s.Validators.ETag = d.string()
+		s.Validators.LastModified = d.string()
+		s.Capture = d.capture()
 	}
 	if d.err != nil {
 		return crawl.RobotsState{}, fmt.Errorf("%w: robots record", d.err)

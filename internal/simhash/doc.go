@@ -8,7 +8,7 @@
 // A page goes through three steps:
 //
 //	text := simhash.VisibleText(utf8Body)  // text a reader sees, boilerplate-light
-//	fp := simhash.Fingerprint(text)        // word 3-shingles, xxhash64, Charikar
+//	fp := simhash.Fingerprint(text)        // words weighted by frequency, xxhash64, Charikar
 //	id, dist, ok := index.Near(fp)         // closest earlier page within k bits
 //
 // Exact duplicates are found by payload digest before this; SimHash finds

@@ -35,7 +35,7 @@ func Example() {
 	}
 	// Output:
 	// page 0: new
-	// page 1: near duplicate of page 0 (3 bits apart)
+	// page 1: near duplicate of page 0 (2 bits apart)
 	// page 2: new
 }
 
