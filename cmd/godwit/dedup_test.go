@@ -31,7 +31,7 @@ func TestCrawlDeduplicates(t *testing.T) {
 	}
 
 	// Read the archive.
-	type capture struct{ id, typ, profile, refersTo, uri, digest, near string }
+	type capture struct{ id, typ, profile, refersTo, uri, digest string }
 	var caps []capture
 	byID := map[string]capture{}
 	near := map[string]string{} // page → the page it is a near-duplicate of
