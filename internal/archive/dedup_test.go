@@ -248,3 +248,47 @@ func TestConcurrentIdenticalPayloads(t *testing.T) {
 		t.Errorf("Stats = %+v, want 1 response and 7 revisits", s)
 	}
 }
+
+// TestNotModifiedRevisit: a 304 answer to a conditional request is a
+// server-not-modified revisit of the capture it confirms, and the capture
+// returned is still that original, never the revisit.
+func TestNotModifiedRevisit(t *testing.T) {
+	dir := t.TempDir()
+	a, done := openDedupArchive(t, dir, Options{})
+	first, err := a.Record(t.Context(), crawl.Task{}, response("http://a.test/p", strings.Repeat("body ", 100)), crawl.Decision{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.RecordID == "" || first.Date.IsZero() {
+		t.Fatalf("capture without record ID or date: %+v", first)
+	}
+	nm := response("http://a.test/p", "")
+	nm.Status, nm.RawHeader = 304, []byte("HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\n\r\n")
+	got, err := a.Record(t.Context(), crawl.Task{}, nm, crawl.Decision{NotModified: &first})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != first {
+		t.Errorf("304 returned capture %+v, want the original %+v", got, first)
+	}
+	if s := a.Stats(); s.NotModified != 1 {
+		t.Errorf("Stats = %+v", s)
+	}
+	done()
+	var found bool
+	for _, rec := range records(t, filepath.Join(dir, "warc")) {
+		if rec.Type != warc.TypeRevisit {
+			continue
+		}
+		found = true
+		h := &rec.Header
+		if h.Get(warc.FieldProfile) != warc.ProfileServerNotModified || h.Get(warc.FieldRefersTo) != first.RecordID ||
+			h.Get(warc.FieldRefersToTargetURI) != "http://a.test/p" || h.Get(warc.FieldRefersToDate) != warc.FormatDate(first.Date) ||
+			!strings.HasPrefix(string(rec.Block), "HTTP/1.1 304") {
+			t.Errorf("revisit %v\n%s", h.Fields(), rec.Block)
+		}
+	}
+	if !found {
+		t.Error("no revisit record written for the 304")
+	}
+}

@@ -45,6 +45,9 @@ type Task struct {
 	// when it is fetched again: the request is then conditional
 	// (If-None-Match, If-Modified-Since) and may be answered 304.
 	Validators Validators
+	// Prior is the capture those validators came from: a 304 is archived
+	// as a server-not-modified revisit of it.
+	Prior *Capture
 }
 
 // Validators are a response's cache validators (RFC 9110 §8.8).

@@ -84,6 +84,9 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 		d.Outlinks = append(d.Outlinks, cand.raw)
 	}
 	d.SimHash, d.HasSimHash, d.Title = rd.simhash, rd.hasSimHash, rd.title
+	if resp.Status == http.StatusNotModified {
+		d.NotModified = t.Prior // archived as a revisit of the capture it confirms
+	}
 	capture, err := c.archive.Record(ctx, t, resp, d)
 	if err != nil {
 		// Without the archive there is no point fetching: stop the crawl,

@@ -214,7 +214,7 @@ func encodeTask(t crawl.Task) []byte {
 	b = binary.AppendUvarint(b, uint64(t.Attempt))
 	b = appendCapture(b, t.Replay)
 	// Optional trailing fields: absent in entries written before they existed.
-	if t.Sitemap == 0 && t.Hints == (crawl.Hints{}) && t.Validators.IsZero() {
+	if t.Sitemap == 0 && t.Hints == (crawl.Hints{}) && t.Validators.IsZero() && t.Prior == nil {
 		return b
 	}
 	b = binary.AppendUvarint(b, uint64(t.Sitemap))
@@ -225,11 +225,12 @@ func encodeTask(t crawl.Task) []byte {
 		prio = 1 + uint64(math.Round(min(max(t.Hints.Priority, 0), 1)*1000))
 	}
 	b = binary.AppendUvarint(b, prio)
-	if t.Validators.IsZero() {
+	if t.Validators.IsZero() && t.Prior == nil {
 		return b
 	}
 	b = appendString(b, t.Validators.ETag)
-	return appendString(b, t.Validators.LastModified)
+	b = appendString(b, t.Validators.LastModified)
+	return appendCapture(b, t.Prior)
 }
 
 func decodeTask(v []byte) (crawl.Task, error) {
@@ -257,6 +258,9 @@ func decodeTask(v []byte) (crawl.Task, error) {
 	if d.err == nil && len(d.b) > 0 {
 		t.Validators.ETag = d.string()
 		t.Validators.LastModified = d.string()
+		if d.err == nil && len(d.b) > 0 {
+			t.Prior = d.capture()
+		}
 	}
 	if d.err != nil {
 		return crawl.Task{}, fmt.Errorf("%w: queue entry", d.err)

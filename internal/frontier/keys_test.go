@@ -20,6 +20,8 @@ func TestTaskRoundTrip(t *testing.T) {
 		{Link: crawl.Link{URL: "http://a.test/v", Key: "http://a.test/v", Host: "a.test"},
 			Validators: crawl.Validators{ETag: `W/"x1"`, LastModified: "Sat, 21 Nov 2026 10:00:00 GMT"}},
 		{Link: crawl.Link{URL: "http://a.test/v", Key: "http://a.test/v", Host: "a.test"}, Validators: crawl.Validators{ETag: `"e"`}},
+		{Link: crawl.Link{URL: "http://a.test/v", Key: "http://a.test/v", Host: "a.test"}, Validators: crawl.Validators{ETag: `"e"`},
+			Prior: &crawl.Capture{File: "f.warc.gz", Offset: 5, Length: 9, RecordID: "<urn:uuid:1>", Date: time.Unix(1700000000, 0)}},
 	}
 	for _, want := range tests {
 		got, err := decodeTask(encodeTask(want))

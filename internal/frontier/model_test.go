@@ -299,10 +299,15 @@ func runModel(t *testing.T, seed uint64, steps int) {
 }
 
 func sameTask(a, b crawl.Task) bool {
-	ra, rb := a.Replay, b.Replay
-	a.Replay, b.Replay = nil, nil
-	if a != b || (ra == nil) != (rb == nil) {
-		return false
+	ra, rb, pa, pb := a.Replay, b.Replay, a.Prior, b.Prior
+	a.Replay, b.Replay, a.Prior, b.Prior = nil, nil, nil, nil
+	return a == b && sameCapture(ra, rb) && sameCapture(pa, pb)
+}
+
+func sameCapture(a, b *crawl.Capture) bool {
+	if a == nil || b == nil {
+		return a == b
 	}
-	return ra == nil || *ra == *rb
+	return a.File == b.File && a.Offset == b.Offset && a.Length == b.Length &&
+		a.RecordID == b.RecordID && a.Date.Equal(b.Date)
 }
