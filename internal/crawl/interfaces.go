@@ -63,6 +63,9 @@ type FrontierStats struct {
 	Hosts    int // hosts known
 	Active   int // hosts with queued URLs or a lease in flight
 	Seen     int // distinct URL keys ever added
+	Ready    int // active hosts allowed to be contacted now (not blocked, no lease)
+	Waiting  int // active hosts waiting for their next allowed time
+	Blocked  int // hosts blocked by an operator
 
 	// BloomFPRate is the seen-set filter's measured false-positive rate:
 	// of the keys the store did not know, the share the filter called

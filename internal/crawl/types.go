@@ -76,6 +76,56 @@ type Lease struct {
 	ID     uint64
 	Task   Task
 	Robots RobotsState // the host's robots.txt state when the lease was granted
+	// OverBudget says the host has had the pages an operator's policy
+	// allows it (HostPolicy.MaxPages): the task is to be dropped, not
+	// fetched.
+	OverBudget bool
+}
+
+// HostPolicy is an operator's override of one host's politeness; a nil
+// field is not overridden.
+type HostPolicy struct {
+	// Delay replaces the configured delay for this host (a robots.txt
+	// Crawl-delay, the latency rule and the server's Retry-After still
+	// apply when they ask for more).
+	Delay *time.Duration
+	// MaxPages caps the requests made to the host; past it, its URLs are
+	// dropped.
+	MaxPages *int64
+}
+
+// IsZero reports whether p overrides nothing.
+func (p HostPolicy) IsZero() bool { return p.Delay == nil && p.MaxPages == nil }
+
+// ControlOp is an operator's command to the frontier.
+type ControlOp uint8
+
+const (
+	SetHostPolicy   ControlOp = iota + 1 // replace the host's override with Control.Policy
+	ClearHostPolicy                      // remove the host's override
+	BlockHost                            // never contact the host; its URLs stay queued
+	UnblockHost                          // undo BlockHost
+)
+
+// Control is one operator command. Commands are durable: they survive
+// restarts, and (in cluster mode) they travel to the host's owner like any
+// other frontier operation.
+type Control struct {
+	Op     ControlOp
+	Host   string // the politeness key, as urlnorm.Host spells it
+	Policy HostPolicy
+}
+
+// URLInfo is what the frontier knows of one URL.
+type URLInfo struct {
+	Key        string
+	Host       string
+	Queued     bool // false: done
+	Depth      int
+	Status     int
+	FetchedAt  time.Time
+	Validators Validators
+	Capture    *Capture
 }
 
 // RobotsStatus is what godwit knows about a host's robots.txt, in RFC 9309 terms.
@@ -176,4 +226,7 @@ type HostInfo struct {
 	// Robots is the host's robots.txt status and when it was last fetched.
 	Robots          RobotsStatus
 	RobotsFetchedAt time.Time
+	// Blocked and Policy are the operator's block and override.
+	Blocked bool
+	Policy  HostPolicy
 }

@@ -20,6 +20,11 @@ func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error)
 	if t.Replay != nil {
 		return c.replay(ctx, t)
 	}
+	if l.OverBudget {
+		// An operator capped the host's pages, and it has had them.
+		c.stats.countClass(ClassPolicy)
+		return Outcome{Disposition: Done, Class: ClassPolicy, Reason: "host-max-pages"}, nil, nil
+	}
 	if c.robotsNeeded(l.Robots, c.now()) {
 		out, cands := c.fetchRobots(ctx, l)
 		return out, c.discoverFrom(t, cands, false), nil

@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"bytes"
+	"cmp"
 	"container/heap"
 	"context"
 	"encoding/binary"
@@ -11,6 +12,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,7 +43,8 @@ type Frontier struct {
 	hosts   map[string]*host // active hosts: queued URLs or a lease out
 	ready   hostHeap         // active hosts without a lease, by ready time
 	leases  map[uint64]*lease
-	leased  map[string]*lease // by URL key
+	leased  map[string]*lease   // by URL key
+	blocked map[string]struct{} // hosts an operator blocked (active or not)
 	nextID  uint64
 	counts  counts
 	fp      fpCounter
@@ -162,6 +166,7 @@ func Open(o Options) (*Frontier, error) {
 		hosts:        make(map[string]*host),
 		leases:       make(map[uint64]*lease),
 		leased:       make(map[string]*lease),
+		blocked:      make(map[string]struct{}),
 		changed:      make(chan struct{}),
 	}
 	if err := f.load(o.ExpectedURLs); err != nil {
@@ -192,10 +197,14 @@ func (f *Frontier) load(expected uint64) error {
 			it.Close()
 			return err
 		}
+		name := string(it.Key()[3:])
+		if rec.blocked {
+			f.blocked[name] = struct{}{}
+		}
 		if rec.queued > 0 {
-			h := &host{name: string(it.Key()[3:]), rec: rec, heapIndex: -1}
+			h := &host{name: name, rec: rec, heapIndex: -1}
 			f.hosts[h.name] = h
-			heap.Push(&f.ready, h)
+			f.schedule(h) // a blocked host stays out of the heap
 		}
 	}
 	if err := it.Close(); err != nil {
@@ -565,7 +574,8 @@ func (f *Frontier) lease(h *host, now time.Time) (crawl.Lease, time.Duration, er
 	f.nextID++
 	f.leases[f.nextID] = ls
 	f.leased[ls.item.task.Key] = ls
-	return crawl.Lease{ID: f.nextID, Task: ls.item.task, Robots: h.robots}, 0, nil
+	over := h.rec.policy.MaxPages != nil && int64(h.rec.fetched) >= *h.rec.policy.MaxPages
+	return crawl.Lease{ID: f.nextID, Task: ls.item.task, Robots: h.robots, OverBudget: over}, 0, nil
 }
 
 // loadHead reads the first entry of h's queue. f.mu must be held.
@@ -714,7 +724,14 @@ func (f *Frontier) gap(h *host) politeness.Delay {
 	if h.robots.Status == crawl.RobotsOK && h.robots.Rules != nil {
 		crawlDelay, _ = h.robots.Rules.CrawlDelay()
 	}
-	d, capped := f.policy.HostGap(h.rec.pol, crawlDelay)
+	p := f.policy
+	if h.rec.policy.Delay != nil {
+		p.Delay = *h.rec.policy.Delay
+	}
+	d, capped := p.HostGap(h.rec.pol, crawlDelay)
+	if h.rec.policy.Delay != nil && d.Reason == politeness.ReasonConfigured {
+		d.Reason = politeness.ReasonOverride
+	}
 	if capped && !h.capLogged {
 		h.capLogged = true
 		f.log.Warn("crawl-delay above cap; using the cap", "host", h.name,
@@ -743,7 +760,7 @@ func (h *host) deleted(key []byte) {
 // fixes its position. f.mu must be held.
 func (f *Frontier) schedule(h *host) {
 	switch {
-	case h.leased || h.rec.queued == 0:
+	case h.leased || h.rec.queued == 0 || h.rec.blocked:
 		if h.heapIndex >= 0 {
 			heap.Remove(&f.ready, h.heapIndex)
 		}
@@ -802,11 +819,140 @@ func (f *Frontier) Host(name string) (info crawl.HostInfo, ok bool, err error) {
 		Breaker:         h.rec.pol.Breaker,
 		Robots:          h.robots.Status,
 		RobotsFetchedAt: h.robots.FetchedAt,
+		Blocked:         h.rec.blocked,
+		Policy:          h.rec.policy,
 	}
-	if h.rec.pol.Until.After(f.now()) && !h.rec.pol.Until.Before(h.rec.readyAt) {
+	switch {
+	case h.rec.blocked:
+		info.Waiting = politeness.ReasonBlocked
+	case h.rec.pol.Until.After(f.now()) && !h.rec.pol.Until.Before(h.rec.readyAt):
 		info.Waiting = h.rec.pol.Why
 	}
 	return info, true, nil
+}
+
+// Control applies an operator's command and returns once it is on disk.
+// A blocked host leaves the ready heap at once (a request in flight
+// finishes); an unblocked one returns to it.
+func (f *Frontier) Control(_ context.Context, c crawl.Control) error {
+	if c.Host == "" {
+		return errors.New("frontier: control: no host")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return errClosed
+	}
+	h := f.hosts[c.Host]
+	if h == nil {
+		// Idle or unknown: change its record in the store.
+		h = &host{name: c.Host, heapIndex: -1}
+		v, found, err := f.db.Get(hostKey(c.Host))
+		if err != nil {
+			return err
+		}
+		if found {
+			if h.rec, err = decodeHostRecord(v); err != nil {
+				return err
+			}
+		} else {
+			f.counts.hosts++ // an operator may block a host before it is met
+		}
+	}
+	switch c.Op {
+	case crawl.SetHostPolicy:
+		h.rec.policy = c.Policy
+	case crawl.ClearHostPolicy:
+		h.rec.policy = crawl.HostPolicy{}
+	case crawl.BlockHost:
+		h.rec.blocked = true
+		f.blocked[c.Host] = struct{}{}
+	case crawl.UnblockHost:
+		h.rec.blocked = false
+		delete(f.blocked, c.Host)
+	default:
+		return fmt.Errorf("frontier: control: unknown operation %d", c.Op)
+	}
+	b := f.db.NewBatch()
+	if err := f.commit(b, map[*host]struct{}{h: {}}); err != nil {
+		return err
+	}
+	if _, active := f.hosts[c.Host]; active {
+		f.schedule(h)
+	}
+	f.broadcast()
+	return f.db.Sync()
+}
+
+// Hosts lists up to limit hosts, active or not, ordered by "queued",
+// "fetched" or "errors" (the error streak), most first, then by name. It
+// reads every host record: an operator's query, not a hot path.
+func (f *Frontier) Hosts(sortBy string, limit int) ([]crawl.HostInfo, error) {
+	var key func(crawl.HostInfo) int
+	switch sortBy {
+	case "", "queued":
+		key = func(h crawl.HostInfo) int { return h.Queued }
+	case "fetched":
+		key = func(h crawl.HostInfo) int { return h.Fetched }
+	case "errors":
+		key = func(h crawl.HostInfo) int { return h.ErrorStreak }
+	default:
+		return nil, fmt.Errorf("frontier: hosts: unknown order %q", sortBy)
+	}
+	f.mu.Lock()
+	it, err := f.db.Scan([]byte{tagHost}, []byte{tagHost + 1})
+	if err != nil {
+		f.mu.Unlock()
+		return nil, err
+	}
+	var names []string
+	for ; it.Valid(); it.Next() {
+		names = append(names, string(it.Key()[3:]))
+	}
+	err = it.Close()
+	f.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	infos := make([]crawl.HostInfo, 0, len(names))
+	for _, n := range names {
+		info, ok, err := f.Host(n)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			infos = append(infos, info)
+		}
+	}
+	slices.SortFunc(infos, func(a, b crawl.HostInfo) int {
+		if c := cmp.Compare(key(b), key(a)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	if limit > 0 && len(infos) > limit {
+		infos = infos[:limit]
+	}
+	return infos, nil
+}
+
+// URL returns what the frontier knows of the URL with this canonical key
+// on this host; ok is false for a URL never added.
+func (f *Frontier) URL(host, key string) (info crawl.URLInfo, ok bool, err error) {
+	rec, err := f.urlRecord(host, key)
+	if err != nil || rec.state == 0 {
+		return crawl.URLInfo{}, false, err
+	}
+	return crawl.URLInfo{
+		Key:        key,
+		Host:       host,
+		Queued:     rec.state == urlQueued,
+		Depth:      rec.depth,
+		Status:     rec.status,
+		FetchedAt:  rec.fetchedAt,
+		Validators: rec.valid,
+		Capture:    rec.capture,
+	}, true, nil
 }
 
 // Store is the crawl's key-value store, which the frontier owns (it closes
@@ -827,7 +973,17 @@ func (f *Frontier) urlRecord(host, key string) (urlRecord, error) {
 func (f *Frontier) Stats() crawl.FrontierStats {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	now := f.now()
+	var ready int
+	for _, h := range f.ready {
+		if !h.readyAt().After(now) {
+			ready++
+		}
+	}
 	return crawl.FrontierStats{
+		Ready:       ready,
+		Waiting:     len(f.ready) - ready,
+		Blocked:     len(f.blocked),
 		Queued:      int(f.counts.queued),
 		InFlight:    len(f.leases),
 		Hosts:       int(f.counts.hosts),

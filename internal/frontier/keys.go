@@ -339,6 +339,8 @@ type hostRecord struct {
 	queued  int
 	fetched int
 	pol     politeness.HostState // adaptive politeness: latency, streak, breaker
+	policy  crawl.HostPolicy     // an operator's override
+	blocked bool                 // an operator's block
 }
 
 func (r hostRecord) encode() []byte {
@@ -350,7 +352,7 @@ func (r hostRecord) encode() []byte {
 	b = binary.AppendUvarint(b, uint64(r.fetched))
 	// Optional trailing fields: absent in records written before they
 	// existed, and for hosts that never taught us anything.
-	if r.pol == (politeness.HostState{}) {
+	if r.pol == (politeness.HostState{}) && r.policy.IsZero() && !r.blocked {
 		return b
 	}
 	b = binary.AppendUvarint(b, uint64(max(r.pol.Latency, 0)))
@@ -358,7 +360,30 @@ func (r hostRecord) encode() []byte {
 	b = append(b, byte(r.pol.Breaker))
 	b = binary.AppendUvarint(b, uint64(r.pol.Trips))
 	b = appendTime(b, r.pol.Until)
-	return appendString(b, string(r.pol.Why))
+	b = appendString(b, string(r.pol.Why))
+	if r.policy.IsZero() && !r.blocked {
+		return b
+	}
+	// The operator's part: flags (1 delay set, 2 max pages set, 4
+	// blocked), then the values that are set.
+	var flags byte
+	if r.policy.Delay != nil {
+		flags |= 1
+	}
+	if r.policy.MaxPages != nil {
+		flags |= 2
+	}
+	if r.blocked {
+		flags |= 4
+	}
+	b = append(b, flags)
+	if r.policy.Delay != nil {
+		b = binary.AppendUvarint(b, uint64(max(*r.policy.Delay, 0)))
+	}
+	if r.policy.MaxPages != nil {
+		b = binary.AppendUvarint(b, uint64(max(*r.policy.MaxPages, 0)))
+	}
+	return b
 }
 
 func decodeHostRecord(v []byte) (hostRecord, error) {
@@ -378,6 +403,19 @@ func decodeHostRecord(v []byte) (hostRecord, error) {
 		r.pol.Trips = int(d.uvarint())
 		r.pol.Until = d.time()
 		r.pol.Why = politeness.Reason(d.string())
+	}
+	if d.err == nil && len(d.b) > 0 {
+		flags := d.b[0]
+		d.b = d.b[1:]
+		if flags&1 != 0 {
+			v := time.Duration(d.uvarint())
+			r.policy.Delay = &v
+		}
+		if flags&2 != 0 {
+			v := int64(d.uvarint())
+			r.policy.MaxPages = &v
+		}
+		r.blocked = flags&4 != 0
 	}
 	if d.err != nil {
 		return hostRecord{}, fmt.Errorf("%w: host record", d.err)

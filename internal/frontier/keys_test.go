@@ -81,3 +81,23 @@ func TestURLRecordRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestHostRecordOperatorFields(t *testing.T) {
+	d, n := 3*time.Second, int64(7)
+	for _, want := range []hostRecord{
+		{blocked: true},
+		{policy: crawl.HostPolicy{Delay: &d}},
+		{policy: crawl.HostPolicy{MaxPages: &n}, blocked: true, pol: politeness.HostState{Streak: 2}},
+		{policy: crawl.HostPolicy{Delay: &d, MaxPages: &n}},
+	} {
+		got, err := decodeHostRecord(want.encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.blocked != want.blocked || got.pol.Streak != want.pol.Streak ||
+			(got.policy.Delay == nil) != (want.policy.Delay == nil) || got.policy.Delay != nil && *got.policy.Delay != d ||
+			(got.policy.MaxPages == nil) != (want.policy.MaxPages == nil) || got.policy.MaxPages != nil && *got.policy.MaxPages != n {
+			t.Errorf("round trip = %+v, want %+v", got, want)
+		}
+	}
+}

@@ -19,6 +19,8 @@ const (
 	ReasonBackoff    Reason = "backoff"     // exponential backoff after transient failures
 	ReasonBreaker    Reason = "breaker"     // the circuit breaker is open
 	ReasonRobots     Reason = "robots"      // robots.txt unreachable: retried with backoff
+	ReasonOverride   Reason = "override"    // an operator's delay for the host
+	ReasonBlocked    Reason = "blocked"     // an operator blocked the host
 )
 
 // Breaker is the state of a host's circuit breaker.
