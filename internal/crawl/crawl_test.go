@@ -420,3 +420,50 @@ func quickPolicy() politeness.Policy {
 		BackoffBase: time.Millisecond, BackoffMax: 10 * time.Millisecond,
 		BreakerOpenFor: 5 * time.Millisecond, BreakerOpenMax: 20 * time.Millisecond}
 }
+
+// TestPauseResume: a paused crawl sends no request until resumed, then
+// finishes; seeds added while it runs are crawled, and a seen or excluded
+// one is reported.
+func TestPauseResume(t *testing.T) {
+	pages := site{
+		"http://a.test/robots.txt": crawltest.Status(404),
+		"http://a.test/":           crawltest.HTML(`<a href="/x">x</a>`),
+		"http://a.test/x":          crawltest.HTML(""),
+		"http://a.test/late":       crawltest.HTML(""),
+	}
+	cfg := crawl.Config{Exclude: crawl.ScopeRules{Prefixes: []string{"http://a.test/no"}}}
+	cfg.Politeness = quickPolicy()
+	cfg.Politeness.Default()
+	f := crawltest.NewFetcher(pages)
+	c, err := crawl.New(cfg, crawl.Deps{Frontier: openFrontier(t, cfg.Politeness), Fetcher: f, Archive: &crawltest.Archive{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.AddSeeds(t.Context(), []string{"http://a.test/"})
+	c.Pause()
+	done := make(chan error)
+	go func() { done <- c.Run(t.Context()) }()
+	time.Sleep(100 * time.Millisecond)
+	if got := f.Requests(); len(got) != 0 || !c.Paused() {
+		t.Fatalf("paused crawl made requests %v", got)
+	}
+	n, rejected, err := c.AddSeedsReport(t.Context(), []string{"http://a.test/late", "http://a.test/", "http://a.test/no/x", "ftp://a.test/"}, 0)
+	if err != nil || n != 1 || len(rejected) != 3 {
+		t.Fatalf("AddSeedsReport = %d, %+v, %v", n, rejected, err)
+	}
+	for i, want := range []string{"seen", "out-of-scope", "invalid"} {
+		if rejected[i].Reason != want {
+			t.Errorf("rejection %d = %+v, want %s", i, rejected[i], want)
+		}
+	}
+	c.Resume()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := len(f.Requests()); got != 4 { // robots.txt, /, /x, /late
+		t.Errorf("requests after resume = %v", f.Requests())
+	}
+	if a := c.Activity(); len(a.TopHosts) != 1 || a.TopHosts[0].Requests != 4 {
+		t.Errorf("Activity().TopHosts = %+v", a.TopHosts)
+	}
+}

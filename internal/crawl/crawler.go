@@ -38,6 +38,8 @@ type Crawler struct {
 	stats    counters
 	budget   atomic.Int64        // pages reserved against MaxPages
 	parseMem *semaphore.Weighted // bytes of large pages being decoded and parsed (ParseMemory)
+	activity activity            // the last ten minutes: rates and requests per host
+	paused   chan struct{}       // non-nil while paused; closed by Resume
 
 	mu       sync.Mutex
 	started  time.Time
@@ -72,6 +74,47 @@ func New(cfg Config, d Deps) (*Crawler, error) {
 		canon:    urlnorm.NewCanonicalizer(cfg.URL),
 		parseMem: semaphore.NewWeighted(cfg.ParseMemory),
 	}, nil
+}
+
+// SeedRejection says why a seed given to AddSeedsReport was not queued:
+// "invalid" (not an http(s) URL), "out-of-scope" (an exclude rule) or
+// "seen" (already known to the crawl).
+type SeedRejection struct {
+	URL, Reason, Detail string
+}
+
+// AddSeedsReport queues seeds while the crawl runs (an operator's command):
+// each valid seed not excluded widens the scope and is queued at depth
+// priority (the frontier's first bands come first). It says why the others
+// were not queued.
+func (c *Crawler) AddSeedsReport(ctx context.Context, seeds []string, priority int) (queued int, rejected []SeedRejection, err error) {
+	for _, raw := range seeds {
+		u, err := urlnorm.Parse(raw)
+		if err != nil {
+			rejected = append(rejected, SeedRejection{raw, "invalid", err.Error()})
+			continue
+		}
+		str := u.String()
+		if rule := c.scope.exclude.match(str); rule != "" {
+			rejected = append(rejected, SeedRejection{raw, "out-of-scope", "exclude rule " + rule})
+			continue
+		}
+		c.scope.add(u)
+		var l Link
+		c.fillLink(&l, u)
+		l.Depth = max(priority, 0)
+		n, err := c.frontier.Add(ctx, []Link{l})
+		if err != nil {
+			return queued, rejected, err
+		}
+		if n == 0 {
+			rejected = append(rejected, SeedRejection{raw, "seen", ""})
+			continue
+		}
+		queued++
+		c.stats.queued.Add(1)
+	}
+	return queued, rejected, nil
 }
 
 // AddSeeds widens the scope to each seed and queues it at depth 0. It
@@ -149,6 +192,9 @@ func (c *Crawler) work(dispatch, work context.Context) error {
 	// Frontier updates must land even when work is being abandoned.
 	persist := context.WithoutCancel(work)
 	for {
+		if err := c.waitResumed(dispatch); err != nil {
+			return nil
+		}
 		l, err := c.frontier.Next(dispatch)
 		if errors.Is(err, ErrExhausted) {
 			c.stopDispatch()
@@ -168,6 +214,9 @@ func (c *Crawler) work(dispatch, work context.Context) error {
 			}
 			c.stats.queued.Add(int64(n))
 		}
+		if out.Requested {
+			c.activity.record(out.End, l.Task.Host, out.Robots == nil && l.Task.Sitemap == 0)
+		}
 		if err := c.frontier.Complete(persist, l, out); err != nil {
 			return err
 		}
@@ -175,6 +224,61 @@ func (c *Crawler) work(dispatch, work context.Context) error {
 			return perr
 		}
 	}
+}
+
+// Pause stops taking new leases: fetches in flight finish, then workers
+// wait until Resume (or the end of the crawl's context).
+func (c *Crawler) Pause() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused == nil {
+		c.paused = make(chan struct{})
+		c.log.Info("crawl paused by the operator")
+	}
+}
+
+// Resume undoes Pause.
+func (c *Crawler) Resume() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused != nil {
+		close(c.paused)
+		c.paused = nil
+		c.log.Info("crawl resumed by the operator")
+	}
+}
+
+// Paused reports whether the crawl is paused.
+func (c *Crawler) Paused() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.paused != nil
+}
+
+// waitResumed blocks while the crawl is paused; it returns ctx's error if
+// ctx ends first.
+func (c *Crawler) waitResumed(ctx context.Context) error {
+	c.mu.Lock()
+	p := c.paused
+	c.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	select {
+	case <-p:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Activity returns the last ten minutes of the crawl: pages per second
+// over time and the hosts contacted most.
+func (c *Crawler) Activity() Activity {
+	c.mu.Lock()
+	started := c.started
+	c.mu.Unlock()
+	return c.activity.snapshot(c.now(), started)
 }
 
 // Stop ends dispatch of the current Run, as if its context had ended.
