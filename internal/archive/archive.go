@@ -204,6 +204,9 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, 
 		return crawl.Capture{}, err
 	}
 	loc := locs[1]
+	for _, l := range locs {
+		a.stats.warcBytes.Add(l.Length)
+	}
 	a.count(resp, revisit, notModified, isNear, omit && !d.OmitBody)
 
 	// Only now, with the response on stable storage, may later captures
@@ -340,10 +343,11 @@ type Stats struct {
 	RevisitBytes    int64 // payload bytes those revisits did not store again
 	NearDuplicates  int64 // pages whose text was within the distance of an earlier page's
 	NearDupsOmitted int64 // of those, stored header-only (NearDupSkip)
+	WARCBytes       int64 // bytes written to WARC files (compressed)
 }
 
 type counters struct {
-	responses, revisits, revisitBytes, near, nearOmitted, notModified atomic.Int64
+	responses, revisits, revisitBytes, near, nearOmitted, notModified, warcBytes atomic.Int64
 }
 
 func (a *Archive) count(resp *fetch.Response, revisit, notModified, near, nearOmitted bool) {
@@ -370,6 +374,7 @@ func (a *Archive) Stats() Stats {
 		Responses:       a.stats.responses.Load(),
 		Revisits:        a.stats.revisits.Load(),
 		NotModified:     a.stats.notModified.Load(),
+		WARCBytes:       a.stats.warcBytes.Load(),
 		RevisitBytes:    a.stats.revisitBytes.Load(),
 		NearDuplicates:  a.stats.near.Load(),
 		NearDupsOmitted: a.stats.nearOmitted.Load(),

@@ -39,6 +39,7 @@ type Crawler struct {
 	budget   atomic.Int64        // pages reserved against MaxPages
 	parseMem *semaphore.Weighted // bytes of large pages being decoded and parsed (ParseMemory)
 	activity activity            // the last ten minutes: rates and requests per host
+	metrics  *metrics            // nil until RegisterMetrics
 	paused   chan struct{}       // non-nil while paused; closed by Resume
 
 	mu       sync.Mutex
@@ -216,6 +217,10 @@ func (c *Crawler) work(dispatch, work context.Context) error {
 		}
 		if out.Requested {
 			c.activity.record(out.End, l.Task.Host, out.Robots == nil && l.Task.Sitemap == 0)
+			c.observeFetch(out)
+		}
+		if out.Robots != nil && out.Requested {
+			c.observeRobots(robotsOutcome(l.Robots, *out.Robots))
 		}
 		if err := c.frontier.Complete(persist, l, out); err != nil {
 			return err
@@ -279,6 +284,17 @@ func (c *Crawler) Activity() Activity {
 	started := c.started
 	c.mu.Unlock()
 	return c.activity.snapshot(c.now(), started)
+}
+
+// robotsOutcome names what a robots.txt fetch taught, for metrics.
+func robotsOutcome(prev, next RobotsState) string {
+	switch {
+	case next.Status == RobotsOK && prev.Status == RobotsOK && next.Capture == prev.Capture && prev.Capture != nil:
+		return "not-modified"
+	case next.URL != "" && next.Hops > prev.Hops:
+		return "redirect"
+	}
+	return next.Status.String()
 }
 
 // Stop ends dispatch of the current Run, as if its context had ended.
