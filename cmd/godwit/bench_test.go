@@ -35,6 +35,7 @@ func BenchmarkCrawl(b *testing.B) {
 	for b.Loop() {
 		web.Reset()
 		s := defaultSettings()
+		s.Admin = "off"
 		s.Data = b.TempDir()
 		s.Proxy = "http://" + addr
 		s.Delay = time.Millisecond

@@ -46,11 +46,15 @@ type crawlSettings struct {
 	LogLevel      string        `yaml:"log_level"`
 	// MemoryLimit is the Go runtime's soft memory limit ("256MiB"); empty
 	// leaves it to GOMEMLIMIT or the runtime's default (none).
-	MemoryLimit string         `yaml:"memory_limit"`
-	Robots      robotsSettings `yaml:"robots"`
-	Adapt       adaptSettings  `yaml:"adapt"`
-	Dedup       dedupSettings  `yaml:"dedup"`
-	WARC        warcSettings   `yaml:"warc"`
+	MemoryLimit string `yaml:"memory_limit"`
+	// Admin is the admin API's address ("off": none); AdminToken its
+	// bearer token, required when Admin is not a loopback address.
+	Admin      string         `yaml:"admin"`
+	AdminToken string         `yaml:"admin_token"`
+	Robots     robotsSettings `yaml:"robots"`
+	Adapt      adaptSettings  `yaml:"adapt"`
+	Dedup      dedupSettings  `yaml:"dedup"`
+	WARC       warcSettings   `yaml:"warc"`
 
 	// URL identity, scope rules and trap defences: see the "URLs, scope
 	// and traps" block at the end of this file.
@@ -68,6 +72,12 @@ type crawlSettings struct {
 	proxyEnv fetch.ProxyEnv
 	// resolver replaces the system resolver; tests set it.
 	resolver fetch.Resolver
+	// adminExplicit: --admin was given, so failing to bind it is an error
+	// (the default address may be taken by another crawl: a warning).
+	adminExplicit bool
+	// adminListening, if set, is told the admin server's address once it
+	// listens; tests set it.
+	adminListening func(addr string)
 }
 
 type robotsSettings struct {
@@ -121,9 +131,13 @@ type warcSettings struct {
 // contact of their own. Broad crawls should set --contact.
 const defaultContact = "https://github.com/godwit-crawler/godwit"
 
+// defaultAdmin is where a crawl serves its admin API and dashboard.
+const defaultAdmin = "127.0.0.1:7070"
+
 func defaultSettings() crawlSettings {
 	return crawlSettings{
 		Data:          "./godwit-data",
+		Admin:         defaultAdmin,
 		Scope:         "domain",
 		Delay:         time.Second,
 		CrawlDelayCap: 60 * time.Second,
@@ -183,6 +197,8 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.s.Timeout, "timeout", d.Timeout, "whole-request timeout, body included")
 	fs.Int64Var(&f.s.MaxBodyBytes, "max-body", d.MaxBodyBytes, "body size cap in bytes (longer bodies are truncated and marked)")
 	fs.StringVar(&f.s.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
+	fs.StringVar(&f.s.Admin, "admin", d.Admin, `admin API and dashboard address, or "off"`)
+	fs.StringVar(&f.s.AdminToken, "admin-token", "", "bearer token the admin API requires (required off loopback; default $GODWIT_ADMIN_TOKEN)")
 	fs.StringVar(&f.s.MemoryLimit, "memory-limit", "", "soft memory limit of the process, e.g. 256MiB or 2GiB (default: $GOMEMLIMIT, else none)")
 }
 
@@ -217,6 +233,8 @@ func (f *crawlFlags) settings(fs *pflag.FlagSet, args []string) (crawlSettings, 
 	set("max-body", func() { s.MaxBodyBytes = f.s.MaxBodyBytes })
 	set("log-level", func() { s.LogLevel = f.s.LogLevel })
 	set("memory-limit", func() { s.MemoryLimit = f.s.MemoryLimit })
+	set("admin", func() { s.Admin = f.s.Admin; s.adminExplicit = true })
+	set("admin-token", func() { s.AdminToken = f.s.AdminToken })
 	s.Seeds = append(s.Seeds, args...)
 	return s, s.validate()
 }

@@ -6,15 +6,22 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/godwit-crawler/godwit/internal/admin"
 	"github.com/godwit-crawler/godwit/internal/archive"
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/fetch"
@@ -38,6 +45,9 @@ few seconds, the WARC is flushed, exit status 0).`,
 				return err
 			}
 			s.proxyEnv = fetch.ProxyEnvFrom(os.Getenv)
+			if s.AdminToken == "" {
+				s.AdminToken = os.Getenv("GODWIT_ADMIN_TOKEN")
+			}
 			if s.MemoryLimit != "" {
 				limit, _ := parseBytes(s.MemoryLimit) // validated
 				debug.SetMemoryLimit(limit)
@@ -86,6 +96,62 @@ type crawlResult struct {
 	Interrupted bool
 	Resumed     bool
 	Dedup       archive.Stats
+}
+
+// startAdmin serves the admin API, dashboard and metrics of a crawl on
+// s.Admin until stop is called. Metrics are registered on a registry of
+// this crawl's own. A default address that is taken (another crawl on the
+// machine) only costs a warning; an address the operator asked for must
+// work.
+func startAdmin(ctx context.Context, s crawlSettings, b *backend, log *slog.Logger,
+	register ...func(prometheus.Registerer) error) (stop func(), err error) {
+	if s.Admin == "" || s.Admin == "off" {
+		return func() {}, nil
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for _, r := range register {
+		if err := r(reg); err != nil {
+			return nil, failure{fmt.Errorf("metrics: %w", err)}
+		}
+	}
+	srv, err := admin.New(b, admin.Options{
+		Addr:    s.Admin,
+		Token:   s.AdminToken,
+		UI:      admin.UI(),
+		Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}),
+		Logger:  log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--admin: %w", err)
+	}
+	ln, err := net.Listen("tcp", s.Admin)
+	if err != nil {
+		if s.adminExplicit || s.Admin != defaultAdmin {
+			return nil, fmt.Errorf("--admin %s: %w", s.Admin, err)
+		}
+		log.Warn("admin API and dashboard not served: the default address is taken (another crawl?); use --admin ADDR", "addr", s.Admin, "err", err)
+		return func() {}, nil
+	}
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(sctx, ln); err != nil {
+			log.Error("admin server", "err", err)
+		}
+	}()
+	log.Info("admin API and dashboard", "url", "http://"+ln.Addr().String()+"/")
+	if s.adminListening != nil {
+		s.adminListening(ln.Addr().String())
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			<-done
+		})
+	}, nil
 }
 
 // runCrawl wires the packages together and runs one crawl to its end,
@@ -207,12 +273,21 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 		fr.Close()
 		return res, err
 	}
+	stopAdmin, err := startAdmin(ctx, s, newBackend(c, fr, arch, ccfg.URL), log,
+		c.RegisterMetrics, fr.RegisterMetrics, arch.RegisterMetrics, fetcher.RegisterMetrics)
+	if err != nil {
+		arch.Close()
+		fr.Close()
+		return res, err
+	}
+	defer stopAdmin()
 	log.Info("crawl starting", "resumed", resume, "seeds", len(seeds), "queued", fr.Stats().Queued,
 		"data", s.Data, "delay", s.Delay, "workers", s.Workers, "scope", s.Scope, "user_agent", s.userAgent())
 
 	stopProgress := term.progress(c.Stats, log)
 	runErr := c.Run(ctx)
 	stopProgress()
+	stopAdmin() // before the archive and frontier close under it
 	res.Stats = c.Stats()
 	res.Dedup = arch.Stats()
 	// Shutdown order: the archive (its records are what the state points

@@ -54,6 +54,7 @@ func testSettings(t *testing.T, proxyAddr string) crawlSettings {
 	s.Robots.Retries = 2
 	s.Robots.Backoff = 100 * time.Millisecond
 	s.Robots.BackoffMax = time.Second
+	s.Admin = "off" // tests that want the admin API ask for it
 	s.Adapt.Backoff = 100 * time.Millisecond
 	s.Adapt.BackoffMax = time.Second
 	s.Adapt.BreakerOpen = 500 * time.Millisecond
@@ -247,6 +248,7 @@ func TestPrivateAddressesRefused(t *testing.T) {
 	defer srv.Close()
 
 	s := defaultSettings()
+	s.Admin = "off"
 	s.Data = t.TempDir()
 	s.Delay = 10 * time.Millisecond
 	res := crawlInProcess(t, s, []string{srv.URL + "/"})

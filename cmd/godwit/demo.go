@@ -105,6 +105,7 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, o demoOptions) error
 	s.Robots.Retries = 4        // the flaky robots.txt answers 503 twice before it recovers
 	s.Robots.Backoff = 500 * time.Millisecond
 	s.Adapt.Backoff = 500 * time.Millisecond // seconds, not minutes: a demo should end while watched
+	s.Admin = "off"
 	s.LogLevel = "warn"
 	term := newTerminal(stderr)
 	log, err := newLogger(term, s.LogLevel)

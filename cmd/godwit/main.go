@@ -1,6 +1,8 @@
 // Command godwit is a polite, archival-quality web crawler.
 //
-// Subcommands: crawl, demo, fakeweb, robots, url, version, warc. See README.md.
+// Subcommands: crawl, demo, export, fakeweb, robots, url, version, warc;
+// and the clients of a running crawl's admin server: status, seeds, hosts,
+// pause, resume. See README.md.
 package main
 
 import (
@@ -54,7 +56,12 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newDemoCmd(),
 		newExportCmd(),
 		newFakewebCmd(),
+		newHostsCmd(),
+		newPauseCmd(),
+		newResumeCmd(),
 		newRobotsCmd(),
+		newSeedsCmd(),
+		newStatusCmd(),
 		newURLCmd(),
 		newVersionCmd(),
 		newWARCCmd(),

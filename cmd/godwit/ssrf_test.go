@@ -85,6 +85,7 @@ func TestSSRFGuardInCrawl(t *testing.T) {
 	defer proxy.Close()
 
 	s := defaultSettings()
+	s.Admin = "off"
 	s.Data = t.TempDir()
 	s.Delay = 10 * time.Millisecond
 	s.Scope = "any"

@@ -102,6 +102,7 @@ traps:
   anomaly: {min_urls: 5000, ratio: 50, pages: 10}
 `)
 	s := defaultSettings()
+	s.Admin = "off"
 	if err := loadConfigFile(good, &s); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/godwit-crawler/godwit/internal/admin"
+	"github.com/godwit-crawler/godwit/internal/archive"
+	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/frontier"
+	"github.com/godwit-crawler/godwit/internal/urlnorm"
+)
+
+// backend is the running crawl as the admin API sees it: the crawler, its
+// frontier and its archive behind admin.Backend.
+type backend struct {
+	crawler  *crawl.Crawler
+	frontier *frontier.Frontier
+	archive  *archive.Archive
+	canon    *urlnorm.Canonicalizer
+	started  time.Time
+	now      func() time.Time
+}
+
+var _ admin.Backend = (*backend)(nil)
+
+func newBackend(c *crawl.Crawler, f *frontier.Frontier, a *archive.Archive, url urlnorm.Options) *backend {
+	url.Default()
+	return &backend{crawler: c, frontier: f, archive: a, canon: urlnorm.NewCanonicalizer(url), started: time.Now(), now: time.Now}
+}
+
+func (b *backend) Status() admin.Status {
+	s := b.crawler.Stats()
+	act := b.crawler.Activity()
+	d := b.archive.Stats()
+	fs := s.Frontier
+	st := admin.Status{
+		Paused:            b.crawler.Paused(),
+		UptimeSeconds:     b.now().Sub(b.started).Seconds(),
+		PagesFetched:      s.Pages,
+		PagesPerSecond1m:  act.Pages1m,
+		PagesPerSecond10m: act.Pages10m,
+		QueueDepth:        int64(fs.Queued),
+		InFlight:          int64(fs.InFlight),
+		Hosts: admin.HostCounts{Known: int64(fs.Hosts), Active: int64(fs.Active), Ready: int64(fs.Ready),
+			Waiting: int64(fs.Waiting), Blocked: int64(fs.Blocked)},
+		Errors: map[string]int64{"transient": s.Transient, "permanent": s.Permanent, "policy": s.Policy},
+		Dedup: admin.DedupCounts{Revisits: d.Revisits, NotModified: d.NotModified, NearDuplicates: d.NearDuplicates,
+			SeenURLs: int64(fs.Seen)},
+		WARCBytes: d.WARCBytes,
+	}
+	if n := s.Pages + s.RobotsFetches; n > 0 {
+		st.ErrorRate = float64(s.Errors()) / float64(n)
+	}
+	for _, p := range act.Rate {
+		st.Rate = append(st.Rate, admin.RatePoint{Time: p.Start, Pages: p.Pages})
+	}
+	for _, h := range act.TopHosts {
+		st.TopHosts = append(st.TopHosts, admin.HostRequests{Host: h.Host, Requests: h.Requests})
+	}
+	return st
+}
+
+func (b *backend) AddSeeds(ctx context.Context, urls []string, priority int) (admin.SeedsResult, error) {
+	n, rejected, err := b.crawler.AddSeedsReport(ctx, urls, priority)
+	res := admin.SeedsResult{Queued: n, Rejected: []admin.Rejection{}}
+	for _, r := range rejected {
+		res.Rejected = append(res.Rejected, admin.Rejection{URL: r.URL, Reason: r.Reason, Detail: r.Detail})
+	}
+	return res, err
+}
+
+func (b *backend) Hosts(_ context.Context, sort string, limit int) ([]admin.Host, error) {
+	infos, err := b.frontier.Hosts(sort, limit)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", admin.ErrInvalid, err)
+	}
+	recent := b.crawler.Activity().RequestsByHost
+	out := make([]admin.Host, 0, len(infos))
+	for _, h := range infos {
+		out = append(out, b.host(h, recent[h.Name]))
+	}
+	return out, nil
+}
+
+func (b *backend) Host(_ context.Context, name string) (admin.Host, error) {
+	info, ok, err := b.frontier.Host(name)
+	switch {
+	case err != nil:
+		return admin.Host{}, err
+	case !ok:
+		return admin.Host{}, fmt.Errorf("%w: host %q", admin.ErrNotFound, name)
+	}
+	return b.host(info, b.crawler.Activity().RequestsByHost[name]), nil
+}
+
+// host converts the frontier's view of a host into the API's.
+func (b *backend) host(h crawl.HostInfo, requests10m int64) admin.Host {
+	out := admin.Host{
+		Name:            h.Name,
+		Queued:          int64(h.Queued),
+		Fetched:         int64(h.Fetched),
+		Leased:          h.Leased,
+		Blocked:         h.Blocked,
+		DelayMS:         h.Delay.Gap.Milliseconds(),
+		DelayReason:     string(h.Delay.Reason),
+		NextAllowed:     h.NextReady,
+		Waiting:         string(h.Waiting),
+		LatencyMS:       h.Latency.Milliseconds(),
+		ErrorStreak:     int64(h.ErrorStreak),
+		Breaker:         h.Breaker.String(),
+		Robots:          h.Robots.String(),
+		RobotsFetchedAt: h.RobotsFetchedAt,
+		BudgetUsed:      int64(h.Fetched),
+		Requests10m:     requests10m,
+	}
+	if !h.RobotsFetchedAt.IsZero() {
+		out.RobotsAgeSeconds = b.now().Sub(h.RobotsFetchedAt).Seconds()
+	}
+	if !h.Policy.IsZero() {
+		p := &admin.HostPolicy{}
+		if h.Policy.Delay != nil {
+			ms := h.Policy.Delay.Milliseconds()
+			p.DelayMS = &ms
+		}
+		if h.Policy.MaxPages != nil {
+			p.MaxPages = h.Policy.MaxPages
+			out.BudgetMax = *h.Policy.MaxPages
+		}
+		out.Policy = p
+	}
+	return out
+}
+
+func (b *backend) SetHostPolicy(ctx context.Context, host string, p admin.HostPolicy) error {
+	var hp crawl.HostPolicy
+	if p.DelayMS != nil {
+		if *p.DelayMS < 0 {
+			return fmt.Errorf("%w: negative delay", admin.ErrInvalid)
+		}
+		d := time.Duration(*p.DelayMS) * time.Millisecond
+		hp.Delay = &d
+	}
+	if p.MaxPages != nil {
+		if *p.MaxPages < 0 {
+			return fmt.Errorf("%w: negative max pages", admin.ErrInvalid)
+		}
+		hp.MaxPages = p.MaxPages
+	}
+	return b.control(ctx, crawl.Control{Op: crawl.SetHostPolicy, Host: host, Policy: hp})
+}
+
+func (b *backend) ClearHostPolicy(ctx context.Context, host string) error {
+	return b.control(ctx, crawl.Control{Op: crawl.ClearHostPolicy, Host: host})
+}
+
+func (b *backend) Block(ctx context.Context, host string) error {
+	return b.control(ctx, crawl.Control{Op: crawl.BlockHost, Host: host})
+}
+
+func (b *backend) Unblock(ctx context.Context, host string) error {
+	return b.control(ctx, crawl.Control{Op: crawl.UnblockHost, Host: host})
+}
+
+// control applies an operator's command to a host named as a URL's host
+// is ("Example.COM:80" is "example.com").
+func (b *backend) control(ctx context.Context, c crawl.Control) error {
+	u, err := urlnorm.Parse("http://" + c.Host + "/")
+	if err != nil || c.Host == "" {
+		return fmt.Errorf("%w: host %q", admin.ErrInvalid, c.Host)
+	}
+	c.Host = urlnorm.Host(u)
+	return b.frontier.Control(ctx, c)
+}
+
+func (b *backend) URL(_ context.Context, raw string) (admin.URLInfo, error) {
+	u, err := urlnorm.Parse(raw)
+	if err != nil {
+		return admin.URLInfo{}, fmt.Errorf("%w: %w", admin.ErrInvalid, err)
+	}
+	key, host := b.canon.Key(u), urlnorm.Host(u)
+	info, ok, err := b.frontier.URL(host, key)
+	switch {
+	case err != nil:
+		return admin.URLInfo{}, err
+	case !ok:
+		return admin.URLInfo{}, fmt.Errorf("%w: %s", admin.ErrNotFound, raw)
+	}
+	out := admin.URLInfo{URL: u.String(), Key: key, Host: host, State: "done", Depth: info.Depth,
+		Status: info.Status, FetchedAt: info.FetchedAt, ETag: info.Validators.ETag, LastMod: info.Validators.LastModified}
+	if info.Queued {
+		out.State = "queued"
+	}
+	if c := info.Capture; c != nil {
+		out.WARC = &admin.WARCLocation{File: c.File, Offset: c.Offset, Length: c.Length, RecordID: c.RecordID}
+	}
+	return out, nil
+}
+
+func (b *backend) Pause()  { b.crawler.Pause() }
+func (b *backend) Resume() { b.crawler.Resume() }

@@ -1,0 +1,197 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Backend is the running crawl as the admin API sees it. cmd/godwit
+// implements it over the crawler, the frontier and the archive; tests use
+// a fake. Methods are safe for concurrent use.
+type Backend interface {
+	// Status is a snapshot of the whole crawl.
+	Status() Status
+	// AddSeeds queues urls as seeds (priority: a queue band, 0 = first)
+	// and says why the others were not queued.
+	AddSeeds(ctx context.Context, urls []string, priority int) (SeedsResult, error)
+	// Hosts lists hosts sorted by "queued", "fetched" or "errors"
+	// (descending), at most limit of them.
+	Hosts(ctx context.Context, sort string, limit int) ([]Host, error)
+	// Host returns one host; ErrNotFound when the crawl never saw it.
+	Host(ctx context.Context, name string) (Host, error)
+	// SetHostPolicy overrides a host's politeness; ClearHostPolicy
+	// removes the override. Both are durable.
+	SetHostPolicy(ctx context.Context, host string, p HostPolicy) error
+	ClearHostPolicy(ctx context.Context, host string) error
+	// Block stops all requests to a host (its URLs stay queued); Unblock
+	// lets them go again. Both are durable.
+	Block(ctx context.Context, host string) error
+	Unblock(ctx context.Context, host string) error
+	// URL returns the record of one URL; ErrNotFound when never seen.
+	URL(ctx context.Context, rawURL string) (URLInfo, error)
+	// Pause stops handing out new fetches (in-flight ones finish);
+	// Resume starts again.
+	Pause()
+	Resume()
+}
+
+// Errors a Backend returns that map to HTTP statuses: ErrNotFound → 404,
+// ErrInvalid → 400. Others are 500.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrInvalid  = errors.New("invalid")
+)
+
+// Status is GET /api/status.
+type Status struct {
+	Paused        bool    `json:"paused"`
+	UptimeSeconds float64 `json:"uptime_seconds"`
+	PagesFetched  int64   `json:"pages_fetched"`
+	// PagesPerSecond1m and 10m are averages over the last 1 and 10
+	// minutes (over the uptime while it is shorter).
+	PagesPerSecond1m  float64    `json:"pages_per_second_1m"`
+	PagesPerSecond10m float64    `json:"pages_per_second_10m"`
+	QueueDepth        int64      `json:"queue_depth"`
+	InFlight          int64      `json:"in_flight"`
+	Hosts             HostCounts `json:"hosts"`
+	// Errors counts failed URLs by class: "transient", "permanent",
+	// "policy"; ErrorRate is errors (transient + permanent) per fetch over
+	// the whole crawl.
+	Errors    map[string]int64 `json:"errors"`
+	ErrorRate float64          `json:"error_rate"`
+	Dedup     DedupCounts      `json:"dedup"`
+	WARCBytes int64            `json:"warc_bytes"`
+	// Rate is pages fetched per 10-second interval over the last 10
+	// minutes, oldest first: the dashboard's chart.
+	Rate []RatePoint `json:"rate"`
+	// TopHosts are the hosts with the most requests in the last 10
+	// minutes, most first (at most 10): the first sign of a politeness
+	// problem.
+	TopHosts []HostRequests `json:"top_hosts"`
+}
+
+// HostCounts counts hosts by state.
+type HostCounts struct {
+	Known   int64 `json:"known"`   // ever seen
+	Active  int64 `json:"active"`  // with queued URLs or a request in flight
+	Ready   int64 `json:"ready"`   // active, not blocked, and allowed to be contacted now
+	Waiting int64 `json:"waiting"` // active, not blocked, waiting for their next allowed time
+	Blocked int64 `json:"blocked"` // blocked by an operator
+}
+
+// DedupCounts are the archive's deduplication counts.
+type DedupCounts struct {
+	Revisits       int64 `json:"revisits"`        // identical payloads written as revisits
+	NotModified    int64 `json:"not_modified"`    // 304 answers written as revisits
+	NearDuplicates int64 `json:"near_duplicates"` // pages near an earlier page's text
+	SeenURLs       int64 `json:"seen_urls"`       // distinct URL keys in the seen-set
+}
+
+// RatePoint is one interval of Status.Rate.
+type RatePoint struct {
+	Time  time.Time `json:"time"` // start of the interval
+	Pages int64     `json:"pages"`
+}
+
+// HostRequests is one entry of Status.TopHosts.
+type HostRequests struct {
+	Host     string `json:"host"`
+	Requests int64  `json:"requests"`
+}
+
+// Host is GET /api/hosts/{host} and an element of GET /api/hosts.
+type Host struct {
+	Name    string `json:"name"`
+	Queued  int64  `json:"queued"`
+	Fetched int64  `json:"fetched"`
+	Leased  bool   `json:"leased"`
+	Blocked bool   `json:"blocked"`
+	// DelayMS is the gap kept between requests; DelayReason is the rule
+	// that sets it: "configured", "crawl-delay", "latency", "robots",
+	// "override".
+	DelayMS     int64  `json:"delay_ms"`
+	DelayReason string `json:"delay_reason"`
+	// NextAllowed is the earliest time of the next request; Waiting says
+	// why: the delay's reason, or "retry-after", "backoff", "breaker",
+	// "blocked".
+	NextAllowed time.Time `json:"next_allowed"`
+	Waiting     string    `json:"waiting"`
+	LatencyMS   int64     `json:"latency_ms"`
+	ErrorStreak int64     `json:"error_streak"`
+	Breaker     string    `json:"breaker"` // "closed", "open", "half-open"
+	// Robots is the robots.txt status ("unknown", "ok", "missing",
+	// "unavailable", "gave-up") and age.
+	Robots           string    `json:"robots"`
+	RobotsFetchedAt  time.Time `json:"robots_fetched_at"`
+	RobotsAgeSeconds float64   `json:"robots_age_seconds"`
+	// BudgetUsed is the pages fetched against the host's max_pages (an
+	// override, or the crawl-wide per-host budget).
+	BudgetUsed int64 `json:"budget_used"`
+	BudgetMax  int64 `json:"budget_max"`
+	// Policy is the operator's override, if any.
+	Policy *HostPolicy `json:"policy,omitempty"`
+	// Requests10m counts requests in the last 10 minutes.
+	Requests10m int64 `json:"requests_10m"`
+}
+
+// HostPolicy is PUT /api/hosts/{host}/policy: an operator's override of a
+// host's politeness. A nil field is not overridden.
+type HostPolicy struct {
+	DelayMS  *int64 `json:"delay_ms,omitempty"`  // gap between requests, replacing --delay (robots.txt Crawl-delay still applies when larger)
+	MaxPages *int64 `json:"max_pages,omitempty"` // pages fetched from the host at most; then its URLs are dropped
+}
+
+// SeedsRequest is the body of POST /api/seeds.
+type SeedsRequest struct {
+	URLs     []string `json:"urls"`
+	Priority int      `json:"priority"`
+}
+
+// SeedsResult is the answer of POST /api/seeds.
+type SeedsResult struct {
+	Queued   int         `json:"queued"`
+	Rejected []Rejection `json:"rejected"`
+}
+
+// Rejection says why a seed was not queued: "seen", "out-of-scope",
+// "invalid".
+type Rejection struct {
+	URL    string `json:"url"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// URLInfo is GET /api/urls?url=…
+type URLInfo struct {
+	URL       string        `json:"url"`
+	Key       string        `json:"key"` // canonical crawl key
+	Host      string        `json:"host"`
+	State     string        `json:"state"` // "queued", "done"
+	Depth     int           `json:"depth"`
+	Status    int           `json:"status,omitempty"`
+	FetchedAt time.Time     `json:"fetched_at,omitzero"`
+	ETag      string        `json:"etag,omitempty"`
+	LastMod   string        `json:"last_modified,omitempty"`
+	WARC      *WARCLocation `json:"warc,omitempty"`
+	// NextVisit is when the URL is due again (recrawl); zero: not scheduled.
+	NextVisit time.Time `json:"next_visit,omitzero"`
+}
+
+// WARCLocation is where a capture is: file, offset and length of its
+// record's gzip member, and its record ID.
+type WARCLocation struct {
+	File     string `json:"file"`
+	Offset   int64  `json:"offset"`
+	Length   int64  `json:"length"`
+	RecordID string `json:"record_id,omitempty"`
+}
+
+// ErrorBody is the one error envelope of the API:
+// {"error": {"code": "not_found", "message": "…"}}.
+type ErrorBody struct {
+	Error struct {
+		Code    string `json:"code"` // bad_request, unauthorized, forbidden, not_found, method_not_allowed, internal
+		Message string `json:"message"`
+	} `json:"error"`
+}
