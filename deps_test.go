@@ -40,6 +40,7 @@ var layers = map[string]string{
 	"internal/simhash":    "leaf",
 	"internal/kv":         "leaf",
 	"internal/warc":       "leaf",
+	"internal/freshness":  "leaf",
 
 	"internal/crawltest": "testsupport",
 	"internal/fakeweb":   "testsupport",
