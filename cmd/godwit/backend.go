@@ -188,7 +188,8 @@ func (b *backend) URL(_ context.Context, raw string) (admin.URLInfo, error) {
 		return admin.URLInfo{}, fmt.Errorf("%w: %s", admin.ErrNotFound, raw)
 	}
 	out := admin.URLInfo{URL: u.String(), Key: key, Host: host, State: "done", Depth: info.Depth,
-		Status: info.Status, FetchedAt: info.FetchedAt, ETag: info.Validators.ETag, LastMod: info.Validators.LastModified}
+		Status: info.Status, FetchedAt: info.FetchedAt, ETag: info.Validators.ETag, LastMod: info.Validators.LastModified,
+		NextVisit: info.NextVisit}
 	if info.Queued {
 		out.State = "queued"
 	}

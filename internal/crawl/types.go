@@ -126,6 +126,7 @@ type URLInfo struct {
 	FetchedAt  time.Time
 	Validators Validators
 	Capture    *Capture
+	NextVisit  time.Time // when a revisit is due; zero: none scheduled
 }
 
 // RobotsStatus is what godwit knows about a host's robots.txt, in RFC 9309 terms.
@@ -202,6 +203,10 @@ type Outcome struct {
 	// Validators are the response's ETag and Last-Modified, kept with the
 	// URL for a conditional request when it is fetched again.
 	Validators Validators
+	// NextVisit, on a Done outcome, asks a frontier that recrawls to
+	// queue the URL again at that time (with its validators and capture,
+	// for a conditional request); zero: not again.
+	NextVisit time.Time
 }
 
 // HostInfo is one host's state as the frontier knows it: what an operator

@@ -35,6 +35,7 @@ type Frontier struct {
 	log          *slog.Logger
 	now          func() time.Time
 	jitter       func() float64
+	recrawl      bool
 	db           *kv.DB
 	dir          string
 
@@ -47,9 +48,13 @@ type Frontier struct {
 	blocked map[string]struct{} // hosts an operator blocked (active or not)
 	nextID  uint64
 	counts  counts
-	fp      fpCounter
-	closed  bool
-	changed chan struct{} // closed and replaced whenever a waiter may proceed
+	// earliestDue is no later than the earliest entry of the due-time
+	// index (zero: the index is empty), so promotion scans only when
+	// something may be due.
+	earliestDue time.Time
+	fp          fpCounter
+	closed      bool
+	changed     chan struct{} // closed and replaced whenever a waiter may proceed
 }
 
 // host is the in-memory state of an active host.
@@ -87,6 +92,7 @@ type lease struct {
 // counts are crawl-wide totals, persisted with every batch.
 type counts struct {
 	seen, queued, hosts uint64
+	due                 uint64 // entries in the due-time index
 }
 
 // fpCounter measures the Bloom filter: of the keys the store did not
@@ -116,6 +122,10 @@ type Options struct {
 	// Rand returns uniform numbers in [0, 1) that jitter backoffs; default
 	// math/rand/v2's Float64.
 	Rand func() float64
+	// Recrawl keeps the crawl going: a Done outcome with a NextVisit puts
+	// the URL in the due-time index, it is queued again when due, and
+	// Next waits for the next due URL instead of reporting exhaustion.
+	Recrawl bool
 }
 
 const bloomFile = "seen.bloom"
@@ -161,6 +171,7 @@ func Open(o Options) (*Frontier, error) {
 		log:          o.Logger,
 		now:          o.Now,
 		jitter:       o.Rand,
+		recrawl:      o.Recrawl,
 		db:           db,
 		dir:          o.Dir,
 		hosts:        make(map[string]*host),
@@ -183,6 +194,9 @@ func (f *Frontier) load(expected uint64) error {
 	} else if ok {
 		d := newDecoder(v)
 		f.counts = counts{seen: d.uvarint(), queued: d.uvarint(), hosts: d.uvarint()}
+		if d.err == nil && len(d.b) > 0 {
+			f.counts.due = d.uvarint()
+		}
 		if d.err != nil {
 			return fmt.Errorf("%w: counts", d.err)
 		}
@@ -209,6 +223,10 @@ func (f *Frontier) load(expected uint64) error {
 	}
 	if err := it.Close(); err != nil {
 		return err
+	}
+	if f.counts.due > 0 {
+		// Promotion will find the real earliest; "now" makes it look.
+		f.earliestDue = f.now()
 	}
 	return f.loadBloom(expected)
 }
@@ -469,6 +487,7 @@ func (f *Frontier) commit(b *kv.Batch, dirty map[*host]struct{}) error {
 	c = binary.AppendUvarint(c, f.counts.seen)
 	c = binary.AppendUvarint(c, f.counts.queued)
 	c = binary.AppendUvarint(c, f.counts.hosts)
+	c = binary.AppendUvarint(c, f.counts.due)
 	b.Set(metaKey("counts"), c)
 	return b.Commit(false)
 }
@@ -523,6 +542,16 @@ func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
 	if f.closed {
 		return crawl.Lease{}, 0, errClosed
 	}
+	if err := f.promote(f.now()); err != nil {
+		return crawl.Lease{}, 0, err
+	}
+	if len(f.ready) > 0 && f.recrawl && f.counts.due > 0 {
+		// Wake for the next due revisit if it comes before the next host.
+		wait, untilDue := f.ready[0].readyAt().Sub(f.now()), f.earliestDue.Sub(f.now())
+		if wait > 0 && untilDue < wait {
+			return crawl.Lease{}, max(untilDue, time.Millisecond), nil
+		}
+	}
 	for len(f.ready) > 0 {
 		h := f.ready[0]
 		now := f.now()
@@ -549,10 +578,104 @@ func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
 		}
 		return f.lease(h, now)
 	}
+	if f.recrawl && f.counts.due > 0 {
+		return crawl.Lease{}, max(f.earliestDue.Sub(f.now()), time.Millisecond), nil
+	}
 	if len(f.leases) == 0 {
 		return crawl.Lease{}, 0, crawl.ErrExhausted
 	}
 	return crawl.Lease{}, -1, nil
+}
+
+// scheduleRevisit puts a fetched URL in the due-time index. f.mu must be
+// held; the caller writes rec.
+func (f *Frontier) scheduleRevisit(b *kv.Batch, rec *urlRecord, t crawl.Task, out crawl.Outcome) {
+	next := crawl.Task{Link: t.Link, Validators: out.Validators, Prior: out.Capture}
+	next.Hops = 0
+	b.Set(dueKey(t.Host, out.NextVisit, t.Key), encodeTask(next))
+	rec.nextVisit = out.NextVisit
+	f.counts.due++
+	if f.earliestDue.IsZero() || out.NextVisit.Before(f.earliestDue) {
+		f.earliestDue = out.NextVisit
+	}
+}
+
+// maxPromote bounds the revisits one promotion queues, so a lease is
+// never held up for long; the rest follow on the next calls.
+const maxPromote = 10_000
+
+// promote moves the revisits due by now from the due-time index to their
+// hosts' queues. It scans only when the earliest entry may be due, one
+// shard at a time, each shard's due entries being a prefix of it. f.mu
+// must be held.
+func (f *Frontier) promote(now time.Time) error {
+	if !f.recrawl || f.earliestDue.IsZero() || now.Before(f.earliestDue) {
+		return nil
+	}
+	b := f.db.NewBatch()
+	dirty := map[*host]struct{}{}
+	var earliest time.Time
+	moved := 0
+	for shard := uint16(0); shard < Shards; shard++ {
+		p := dueShard(shard)
+		it, err := f.db.Scan(p, prefixEnd(p))
+		if err != nil {
+			b.Discard()
+			return err
+		}
+		for ; it.Valid(); it.Next() {
+			due, hostName, key, ok := parseDueKey(it.Key())
+			if !ok {
+				it.Close()
+				b.Discard()
+				return fmt.Errorf("%w: due key %x", errCorrupt, it.Key())
+			}
+			if due.After(now) || moved >= maxPromote {
+				if earliest.IsZero() || due.Before(earliest) {
+					earliest = due
+				}
+				break
+			}
+			t, err := decodeTask(it.Value())
+			if err != nil {
+				it.Close()
+				b.Discard()
+				return err
+			}
+			h, err := f.activeHost(hostName)
+			if err != nil {
+				it.Close()
+				b.Discard()
+				return err
+			}
+			uk := urlKey(hostName, key)
+			rec := urlRecord{depth: t.Depth}
+			if v, ok, err := f.db.Get(uk); err == nil && ok {
+				if r, err := decodeURLRecord(v); err == nil {
+					rec = r
+				}
+			}
+			b.Delete(append([]byte(nil), it.Key()...))
+			f.counts.due--
+			if rec.state == urlQueued {
+				continue // queued meanwhile (found again by a shorter path)
+			}
+			rec.nextVisit = time.Time{}
+			f.enqueue(b, h, uk, t, rec)
+			dirty[h] = struct{}{}
+			moved++
+		}
+		if err := it.Close(); err != nil {
+			b.Discard()
+			return err
+		}
+	}
+	f.earliestDue = earliest
+	if moved == 0 {
+		b.Discard()
+		return nil
+	}
+	return f.commit(b, dirty)
 }
 
 // lease hands out h's head. It also reserves the host in the store until
@@ -697,6 +820,9 @@ func (f *Frontier) complete(l crawl.Lease, out crawl.Outcome) error {
 		rec := urlRecord{state: urlDone, depth: t.Depth, status: out.Status, capture: out.Capture, valid: out.Validators}
 		if out.Requested {
 			rec.fetchedAt = out.End
+		}
+		if f.recrawl && !out.NextVisit.IsZero() && !ls.improve {
+			f.scheduleRevisit(b, &rec, t, out)
 		}
 		if ls.improve && rec.capture != nil {
 			t.Replay = rec.capture
@@ -952,6 +1078,7 @@ func (f *Frontier) URL(host, key string) (info crawl.URLInfo, ok bool, err error
 		FetchedAt:  rec.fetchedAt,
 		Validators: rec.valid,
 		Capture:    rec.capture,
+		NextVisit:  rec.nextVisit,
 	}, true, nil
 }
 

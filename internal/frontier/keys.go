@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -26,6 +27,7 @@ const (
 	tagQueue  = 'q' // q shard host 0x00 prio seq    → task
 	tagURL    = 'u' // u shard urlkey                → urlRecord
 	tagMeta   = 'm' // m name                        → meta values
+	tagDue    = 'v' // v shard due(8) host 0x00 key → task: a revisit due then
 )
 
 // encodingVersion starts every value, so the format can evolve.
@@ -41,7 +43,37 @@ func appendPrefix(b []byte, tag byte, host string) []byte {
 	return append(b, host...)
 }
 
-func hostKey(host string) []byte   { return appendPrefix(nil, tagHost, host) }
+func hostKey(host string) []byte { return appendPrefix(nil, tagHost, host) }
+
+// dueKey is a revisit's entry in the due-time index: within a shard,
+// entries sort by due time, so the due ones are a prefix.
+func dueKey(host string, due time.Time, key string) []byte {
+	b := []byte{tagDue}
+	b = binary.BigEndian.AppendUint16(b, shardOf(host))
+	b = binary.BigEndian.AppendUint64(b, uint64(max(due.UnixNano(), 0)))
+	b = append(b, host...)
+	b = append(b, 0)
+	return append(b, key...)
+}
+
+// dueShard is the prefix of one shard's due-time index.
+func dueShard(shard uint16) []byte {
+	return binary.BigEndian.AppendUint16([]byte{tagDue}, shard)
+}
+
+// parseDueKey splits a due-index key.
+func parseDueKey(k []byte) (due time.Time, host, key string, ok bool) {
+	if len(k) < 1+2+8+2 || k[0] != tagDue {
+		return time.Time{}, "", "", false
+	}
+	due = time.Unix(0, int64(binary.BigEndian.Uint64(k[3:11])))
+	rest := k[11:]
+	i := bytes.IndexByte(rest, 0)
+	if i < 0 {
+		return time.Time{}, "", "", false
+	}
+	return due, string(rest[:i]), string(rest[i+1:]), true
+}
 func robotsKey(host string) []byte { return appendPrefix(nil, tagRobots, host) }
 
 // queuePrefix is the key prefix of one host's queue.
@@ -286,6 +318,7 @@ type urlRecord struct {
 	fetchedAt time.Time
 	capture   *crawl.Capture   // where the last response was archived
 	valid     crawl.Validators // the last response's ETag and Last-Modified
+	nextVisit time.Time        // when a revisit is due (its entry in the due index); zero: none
 }
 
 func (r urlRecord) encode() []byte {
@@ -297,11 +330,15 @@ func (r urlRecord) encode() []byte {
 	b = binary.AppendUvarint(b, uint64(r.status))
 	b = appendTime(b, r.fetchedAt)
 	b = appendCapture(b, r.capture)
-	if r.valid.IsZero() { // optional trailing fields
+	if r.valid.IsZero() && r.nextVisit.IsZero() { // optional trailing fields
 		return b
 	}
 	b = appendString(b, r.valid.ETag)
-	return appendString(b, r.valid.LastModified)
+	b = appendString(b, r.valid.LastModified)
+	if r.nextVisit.IsZero() {
+		return b
+	}
+	return appendTime(b, r.nextVisit)
 }
 
 func decodeURLRecord(v []byte) (urlRecord, error) {
@@ -323,6 +360,9 @@ func decodeURLRecord(v []byte) (urlRecord, error) {
 	if d.err == nil && len(d.b) > 0 {
 		r.valid.ETag = d.string()
 		r.valid.LastModified = d.string()
+	}
+	if d.err == nil && len(d.b) > 0 {
+		r.nextVisit = d.time()
 	}
 	if d.err != nil {
 		return urlRecord{}, fmt.Errorf("%w: url record", d.err)
