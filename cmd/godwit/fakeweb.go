@@ -45,6 +45,15 @@ func (f *fakewebFlags) register(fs *pflag.FlagSet, d fakeweb.Config) {
 	fs.DurationVar(&h.StormFor, "hostile-storm", d.HostileConfig.StormFor, "with --hostile, how long the storm host answers 503 (0: 3s)")
 	fs.BoolVar(&f.cfg.Duplicates, "duplicates", d.Duplicates, "every host links to exact duplicates (/d/exact/N, also across hosts; one gzip-encoded, one chunked), near-duplicate clusters (/d/near/C/M) and distinct articles (/d/distinct/K) in one template")
 	fs.BoolVar(&f.cfg.ConditionalRobots, "conditional-robots", d.ConditionalRobots, "robots.txt answers carry ETag and Last-Modified and answer 304 to a matching If-None-Match or If-Modified-Since")
+	fs.BoolVar(&f.cfg.Changing, "changing", d.Changing, "every host links to pages /c/N that change over time (Poisson, some every few seconds, some every few minutes, some never), answer conditional requests and carry sitemap lastmod; ordinary pages get validators too")
+	c := &f.cfg.ChangingConfig
+	fs.IntVar(&c.Fast, "changing-fast", d.ChangingConfig.Fast, "with --changing, fast-changing pages per host (0: 4; negative: none)")
+	fs.IntVar(&c.Slow, "changing-slow", d.ChangingConfig.Slow, "with --changing, slow-changing pages per host (0: 4; negative: none)")
+	fs.IntVar(&c.Static, "changing-static", d.ChangingConfig.Static, "with --changing, never-changing pages per host (0: 2; negative: none)")
+	fs.DurationVar(&c.FastMean, "changing-fast-mean", d.ChangingConfig.FastMean, "with --changing, mean time between changes of a fast page (0: 3s)")
+	fs.DurationVar(&c.SlowMean, "changing-slow-mean", d.ChangingConfig.SlowMean, "with --changing, mean time between changes of a slow page (0: 2m)")
+	fs.BoolVar(&f.cfg.SkewedGraph, "skewed-graph", d.SkewedGraph, "random links pick their targets by a Zipf law over a random ranking of pages: a few pages have very many in-links, most one or two")
+	fs.Float64Var(&f.cfg.SkewExponent, "skew-exponent", d.SkewExponent, "with --skewed-graph, the Zipf exponent (0: 1.2)")
 	fs.StringVar(&f.robots, "robots", robotsNames(d.Robots),
 		"comma-separated robots.txt variants, cycled over the hosts: "+robotsNames(allRobotsKinds()))
 }
@@ -129,7 +138,7 @@ GET /_fakeweb/seeds lists the seed URLs.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			printFakewebBanner(cmd.OutOrStdout(), ln.Addr().String(), cfg)
+			printFakewebBanner(cmd.OutOrStdout(), ln.Addr().String(), web.Config())
 			if err := web.Serve(ctx, ln); err != nil {
 				return failure{err}
 			}
@@ -158,6 +167,14 @@ func printFakewebBanner(w io.Writer, addr string, cfg fakeweb.Config) {
 	}
 	if cfg.Duplicates {
 		fmt.Fprintf(w, "  duplicates: every host links to /d/exact/N, /d/near/C/M and /d/distinct/K\n")
+	}
+	if cfg.Changing {
+		c := cfg.ChangingConfig
+		fmt.Fprintf(w, "  changing:  /c/N per host: %d fast (mean %v), %d slow (mean %v), %d never; since %s\n",
+			max(c.Fast, 0), c.FastMean, max(c.Slow, 0), c.SlowMean, max(c.Static, 0), c.Start.UTC().Format(time.RFC3339))
+	}
+	if cfg.SkewedGraph {
+		fmt.Fprintf(w, "  skewed graph: Zipf exponent %v\n", cfg.SkewExponent)
 	}
 	if cfg.ConditionalRobots {
 		fmt.Fprintf(w, "  robots.txt: ETag and Last-Modified; 304 to conditional requests\n")

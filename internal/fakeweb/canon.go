@@ -37,6 +37,7 @@ const (
 	resWild       // wildPaths[n], on RobotsWildcard hosts
 	resHostile    // hostileSpecs[n], with Config.Hostile
 	resDup        // dupPaths[n], with Config.Duplicates
+	resChange     // "/c/N", with Config.Changing
 )
 
 type resource struct {
@@ -194,6 +195,9 @@ func (w *Web) resolveFeature(host int, clean string) (resource, bool) {
 			return resource{kind: resDup, n: n}, true
 		}
 	}
+	if n, ok := w.changeIndex(clean); ok {
+		return resource{kind: resChange, n: n}, true
+	}
 	return w.resolveHostile(host, clean)
 }
 
@@ -266,6 +270,8 @@ func appendPath(dst []byte, t target) []byte {
 		return append(dst, hostileSpecs[t.n].path...)
 	case resDup:
 		return append(dst, dupPaths[t.n]...)
+	case resChange:
+		prefix = changePrefix
 	default:
 		if t.n == 0 {
 			return append(dst, '/')

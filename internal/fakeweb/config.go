@@ -222,6 +222,26 @@ type Config struct {
 	// match, as the pages of a hostile host do (see the package
 	// documentation, "robots.txt").
 	ConditionalRobots bool
+	// Changing gives every host pages /c/N, linked from its home page and
+	// listed in its sitemaps, that change over time at known rates, and
+	// validators and 304 answers on its ordinary pages and these (see the
+	// package documentation, "Changing pages").
+	Changing bool
+	// ChangingConfig tunes Changing; it is ignored, and left alone by
+	// Default, while Changing is off.
+	ChangingConfig ChangingConfig
+	// SkewedGraph makes the random links of ordinary pages pick their
+	// targets by a Zipf law over a random ranking of each host's pages,
+	// so that in-degrees are skewed (see the package documentation, "The
+	// skewed graph", and InDegree).
+	SkewedGraph bool
+	// SkewExponent is the exponent of that Zipf law. Zero means 1.2. It is
+	// ignored while SkewedGraph is off.
+	SkewExponent float64
+	// Now is the web's clock: it stamps the request log and drives the
+	// changing pages. Nil means time.Now. It is not configuration one
+	// writes in a file, hence the tags.
+	Now func() time.Time `json:"-" toml:"-"`
 }
 
 // Default fills zero fields with the defaults documented on each field.
@@ -258,6 +278,12 @@ func (c *Config) Default() {
 	}
 	if c.Hostile {
 		c.HostileConfig.defaults(c.Hosts)
+	}
+	if c.Changing {
+		c.ChangingConfig.defaults()
+	}
+	if c.SkewedGraph && c.SkewExponent == 0 {
+		c.SkewExponent = 1.2
 	}
 }
 
@@ -321,6 +347,19 @@ func (c Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
+	if c.Changing {
+		if err := c.ChangingConfig.validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.SkewedGraph {
+		if math.IsNaN(c.SkewExponent) || c.SkewExponent <= 0 || c.SkewExponent > 5 {
+			bad("skew exponent %v is outside (0, 5]", c.SkewExponent)
+		}
+		if c.Hosts >= 1 && c.Hosts <= maxHosts && c.PagesPerHost >= 1 && c.Hosts*c.PagesPerHost > maxSkewPages {
+			bad("a skewed graph of %d hosts × %d pages exceeds %d pages", c.Hosts, c.PagesPerHost, maxSkewPages)
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -353,7 +392,7 @@ func (c Config) wildPages() int {
 // extraPages is the number of pages per host beyond PagesPerHost that
 // the ground truth can hold.
 func (c Config) extraPages() int {
-	return c.orphans() + c.signalPages() + c.wildPages() + c.hostilePages() + c.dupPages()
+	return c.orphans() + c.signalPages() + c.wildPages() + c.hostilePages() + c.dupPages() + c.changePages()
 }
 
 // share maps the "negative means none" convention onto a probability.

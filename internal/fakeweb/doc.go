@@ -213,9 +213,70 @@
 // crawler's deduplication from what the crawler kept, and
 // Report.ContentDuplicates counts the requests for them by kind.
 //
+// # Changing pages
+//
+// With Config.Changing every host has pages /c/0../c/{K-1}, linked from
+// its home page with plain root-relative <a href>s and listed in its
+// sitemaps, that change over time (ChangingConfig): the first Fast pages
+// often (mean time between changes FastMean, 3s), the next Slow rarely
+// (SlowMean, 2m), the last Static never (4, 4 and 2 pages by default).
+// Each page's own mean is its class's times a factor between 1/2 and 2
+// drawn from Seed (ChangeMean), and its changes are the events of a
+// Poisson process of that mean, drawn from Seed and starting at
+// ChangingConfig.Start (by default the time New runs): its version at
+// time t is the number of changes in (Start, t] (Version). Time is
+// Config.Now, which also stamps the request log, so a test can drive the
+// web with a clock of its own.
+//
+// A changing page is a small page naming its version and linking to its
+// home page. Its ETag names host, page and version (so two versions of
+// one second differ); its Last-Modified is the time its version began,
+// to the second. It answers 304 to an If-None-Match that matches (weak
+// comparison, "*" matches) or, without If-None-Match, to an
+// If-Modified-Since not earlier than Last-Modified, unless the previous
+// version began in the same second, when If-Modified-Since cannot tell
+// the two apart and the answer is 200. With Changing the ordinary pages
+// ("/" and /p/N) of every host carry the validators of a hostile host's
+// pages (see Hostile web) and never change. In the sitemaps a changing
+// page's lastmod is the time its current version began (to the second)
+// and its changefreq the protocol's word nearest its mean ("always"
+// below an hour, ..., "never" for a static page).
+//
+// The judge measures freshness (Report.Freshness): for each changing
+// page, the share of a window during which the version the crawler
+// fetched last (answered 200, or 304 while current; from the End of the
+// request) was the current one. The window is Judge.FreshnessFrom to
+// Judge.FreshnessTo, by default each page's first fetch to the time of
+// the report. Report also counts the requests for changing pages, the
+// conditional ones and the 304s, and the revisits of pages unchanged
+// since the crawler's last fetch, conditional or answered 304. A
+// continuous crawl fetches pages again; Judge.Revisits keeps that from
+// counting as duplicates.
+//
+// # The skewed graph
+//
+// With Config.SkewedGraph the random links of ordinary pages, to their
+// host, to other hosts (but the quarter that go to home pages) and
+// through /r/N, pick the page they point to by popularity: each host
+// ranks its pages by a permutation drawn from Seed, and a link goes to
+// the page of rank k with probability proportional to
+// 1/(k+1)^SkewExponent (1.2 by default). A few pages are linked from a
+// great many pages, most only from their parent in the tree of pages 2i+1
+// and 2i+2, so every page stays reachable from its home page. InDegree
+// gives the in-degree of any ordinary page (distinct ordinary pages
+// linking to it, directly or through /r/N), with or without the feature.
+// The judge lists the in-degree of the ordinary pages in the order the
+// crawler first fetched them (Report.FetchOrderInDegree) and compares the
+// mean of the first tenth with the mean of as many pages in the
+// breadth-first order of the ground truth (BFSMeanInDegreeFirst10Pct).
+//
 // Pages are generated on demand from (Seed, host, page), never stored: the
-// same Config gives byte-identical pages, and memory does not grow with
-// the size of the web. Only the request log grows, one entry per request.
+// same Config gives byte-identical pages (at the same time, for changing
+// pages and the sitemaps that list them), and memory does not grow with
+// the size of the web. Only the request log grows, one entry per request,
+// and the change times drawn so far, one per change of a page asked for;
+// the skewed graph keeps its ranking and InDegree its table, 4 bytes per
+// ordinary page each.
 // Every feature above is opt-in, and without them the web is what it was
 // before they existed, byte for byte (testdata/golden.txt pins it). The
 // hostile web's streamed bodies are written piece by piece, never held;
@@ -249,15 +310,17 @@
 // followed when d is Judge.MaxDepth: with the default seeds (every home
 // page) sitemap URLs have depth 1. Orphan, /nofollow/, /follow/ and /w/
 // pages link only to their home page (the /w/ PDFs to nothing), /d/
-// pages to their home page and three /d/distinct/ pages. Sitemap
+// pages to their home page and three /d/distinct/ pages, /c/ pages to
+// their home page. Sitemap
 // files and robots.txt files are not pages of the ground truth.
 //
 // # Concurrency and ownership
 //
 // A Web is safe for concurrent use: its configuration never changes after
 // New, pages are pure functions of it, and the request log the counts
-// of flaky robots.txt requests and the history of the hostile web are
-// guarded by mutexes. New starts nothing. Serve owns the http.Server it creates and the
+// of flaky robots.txt requests, the history of the hostile web and the
+// change times of the changing pages drawn so far are guarded by
+// mutexes, and the in-degree table is computed once, on first use. New starts nothing. Serve owns the http.Server it creates and the
 // listener it is given, which it closes; when its ctx is done it returns
 // once every handler has returned (connections that linger past a short
 // grace period are closed by force). The handler from Handler may instead be mounted on a server

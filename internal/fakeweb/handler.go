@@ -63,7 +63,7 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		RawURL:    rawURL,
 		UserAgent: r.UserAgent(),
 		Proxy:     proxy,
-		Conditional: virtual && (w.cfg.Hostile || w.cfg.ConditionalRobots) &&
+		Conditional: virtual && (w.cfg.Hostile || w.cfg.ConditionalRobots || w.cfg.Changing) &&
 			(len(r.Header.Values("If-None-Match")) > 0 || r.Header.Get("If-Modified-Since") != ""),
 	})
 	defer e.finish(0) // only counts if the handler gives up without answering
@@ -84,13 +84,13 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 		if w.cfg.Hostile {
 			var gated bool
-			if resp, gated = w.hostileGate(host, res, time.Now()); gated {
+			if resp, gated = w.hostileGate(host, res, w.now()); gated {
 				break
 			}
 		}
 		resp = w.respond(host, res, w.reqInfo(reqPath, r.URL.RawQuery))
-		if resp.etag != "" && notModified(r.Header, resp.etag, resp.lastModified) {
-			resp = response{status: http.StatusNotModified, etag: resp.etag, lastModified: resp.lastModified}
+		if resp.etag != "" && notModifiedResp(r.Header, resp) {
+			resp = response{status: http.StatusNotModified, etag: resp.etag, lastModified: resp.lastModified, version: resp.version}
 		}
 	}
 	if d := w.cfg.Latency + resp.delay; resp.hang || d > 0 {
@@ -102,8 +102,9 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	var until time.Time
 	if resp.retryAfter > 0 {
-		resp.retryHeader, until = retryHeader(time.Now(), resp.retryAfter, resp.retryDate)
+		resp.retryHeader, until = retryHeader(w.now(), resp.retryAfter, resp.retryDate)
 	}
+	e.version = resp.version
 	e.finishUntil(resp.status, until)
 	head := r.Method == http.MethodHead
 	resp.write(rw, head)
@@ -223,6 +224,7 @@ or send requests here with a Host header naming a virtual host.
 GET  /_fakeweb/seeds       seed URLs (JSON)
 GET  /_fakeweb/report      the server-side judgment (JSON); parameters:
                            delay=1s max_depth=3 tolerance=0s seed=URL (repeatable)
+                           revisits=true freshness_from=RFC3339 freshness_to=RFC3339
 GET  /_fakeweb/requests    the request log (JSON)
 POST /_fakeweb/reset       clear the request log
 `, w.cfg.Hosts, w.cfg.Hosts-1, w.cfg.Domain, w.cfg.PagesPerHost)
@@ -253,6 +255,27 @@ func parseJudge(q url.Values) (Judge, error) {
 		j.MaxDepth = v
 	}
 	j.Seeds = q["seed"]
+	if s := q.Get("revisits"); s != "" {
+		v, err := strconv.ParseBool(s)
+		if err != nil {
+			return Judge{}, fmt.Errorf("fakeweb: revisits=%q is not a boolean", s)
+		}
+		j.Revisits = v
+	}
+	for _, d := range []struct {
+		name string
+		dst  *time.Time
+	}{{"freshness_from", &j.FreshnessFrom}, {"freshness_to", &j.FreshnessTo}} {
+		s := q.Get(d.name)
+		if s == "" {
+			continue
+		}
+		v, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return Judge{}, fmt.Errorf("fakeweb: %s=%q is not an RFC 3339 time", d.name, s)
+		}
+		*d.dst = v
+	}
 	return j, nil
 }
 

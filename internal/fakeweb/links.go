@@ -12,7 +12,7 @@ import (
 // target is where a link points.
 type target struct {
 	host int
-	kind resourceKind // resPage, resRedirect, resPrivate, resOrphan, resNofollow, resFollow, resWild, resHostile or resDup
+	kind resourceKind // resPage, resRedirect, resPrivate, resOrphan, resNofollow, resFollow, resWild, resHostile, resDup or resChange
 	n    int
 }
 
@@ -80,6 +80,8 @@ const (
 	streamSignals
 	streamSitemap
 	streamDup
+	streamChange
+	streamSkew
 )
 
 // streamID packs a triple into a PCG seed half; the limits in config.go
@@ -160,15 +162,18 @@ func (w *Web) randomTarget(r *rand.Rand, host int) target {
 		}
 		n := 0 // a quarter of cross-host links go to the home page
 		if r.IntN(4) != 0 {
-			n = r.IntN(pages)
+			n = w.linkedPage(r, h)
 		}
 		return target{host: h, kind: resPage, n: n}
 	case u < redirect && pages > 1:
+		if w.cfg.SkewedGraph {
+			return target{host: host, kind: resRedirect, n: max(w.popularPage(r, host), 1)}
+		}
 		return target{host: host, kind: resRedirect, n: 1 + r.IntN(pages-1)}
 	case u < redirect+privateShare && w.kind(host).hasPrivate():
 		return target{host: host, kind: resPrivate, n: r.IntN(pages)}
 	}
-	return target{host: host, kind: resPage, n: r.IntN(pages)}
+	return target{host: host, kind: resPage, n: w.linkedPage(r, host)}
 }
 
 // decorate picks the element and spelling of a link.
@@ -315,4 +320,13 @@ func (w *Web) trapBaseHref(host, n int) string {
 		return "//" + w.hostName(host) + trapBaseDir
 	}
 	return trapBaseDir
+}
+
+// linkedPage draws the target page of a random link to host: uniformly,
+// or by popularity with Config.SkewedGraph.
+func (w *Web) linkedPage(r *rand.Rand, host int) int {
+	if w.cfg.SkewedGraph {
+		return w.popularPage(r, host)
+	}
+	return r.IntN(w.cfg.PagesPerHost)
 }

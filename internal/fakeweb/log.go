@@ -34,13 +34,17 @@ type Request struct {
 	// that is through the forward proxy.
 	Proxy bool `json:"proxy"`
 	// Conditional is true when the request carried If-None-Match or
-	// If-Modified-Since (logged with Config.Hostile or
-	// Config.ConditionalRobots only).
+	// If-Modified-Since (logged with Config.Hostile,
+	// Config.ConditionalRobots or Config.Changing only).
 	Conditional bool `json:"conditional,omitempty"`
 	// RetryAfter, when the answer carried a Retry-After header, is the
 	// time before which the client must not send the host another
 	// request: End plus the delay in seconds, or the HTTP-date sent.
 	RetryAfter time.Time `json:"retry_after,omitzero"`
+	// Version is, for a changing page of Config.Changing answered 200,
+	// the version the body carries, and answered 304 the version the
+	// answer confirms: the one current when the answer was made.
+	Version int `json:"version,omitempty"`
 }
 
 // requestLog is the append-only record of requests. Entries are appended
@@ -50,6 +54,14 @@ type requestLog struct {
 	mu   sync.Mutex
 	gen  uint64 // bumped by reset so late finishers cannot touch the new log
 	reqs []Request
+	now  func() time.Time // the web's clock; nil means time.Now
+}
+
+func (l *requestLog) clock() time.Time {
+	if l.now != nil {
+		return l.now()
+	}
+	return time.Now()
 }
 
 // entry is a handle on one logged request, owned by its handler.
@@ -58,12 +70,15 @@ type entry struct {
 	gen  uint64
 	i    int
 	done bool
+	// version is what the answer of a changing page carries or confirms;
+	// set before finishing.
+	version int
 }
 
 func (l *requestLog) begin(r Request) entry {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	r.Start = time.Now()
+	r.Start = l.clock()
 	l.reqs = append(l.reqs, r)
 	return entry{log: l, gen: l.gen, i: len(l.reqs) - 1}
 }
@@ -82,7 +97,8 @@ func (e *entry) finishUntil(status int, until time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if e.gen == l.gen {
-		l.reqs[e.i].End = time.Now()
+		l.reqs[e.i].End = l.clock()
+		l.reqs[e.i].Version = e.version
 		l.reqs[e.i].Status = status
 		l.reqs[e.i].RetryAfter = until
 	}

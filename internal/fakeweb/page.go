@@ -40,6 +40,10 @@ type response struct {
 
 	// Config.Duplicates (see dup.go).
 	chunked bool // no Content-Length: the body goes out in chunks
+
+	// Config.Changing (see change.go).
+	imsAmbiguous bool // If-Modified-Since alone cannot tell this version from the previous
+	version      int  // the version of a changing page
 }
 
 // respond computes the answer for a resource of host, requested with q.
@@ -50,7 +54,7 @@ func (w *Web) respond(host int, res resource, q reqInfo) response {
 	case resPage:
 		resp := response{status: http.StatusOK, contentType: htmlType, body: w.render(host, res.n, false, q.sid),
 			robotsTag: signalSpecs[w.pageSignal(host, res.n)].header}
-		if w.isHostile(host) {
+		if w.isHostile(host) || w.cfg.Changing {
 			w.validators(&resp, host, res.n)
 		}
 		return resp
@@ -81,6 +85,8 @@ func (w *Web) respond(host int, res resource, q reqInfo) response {
 		return w.hostileResponse(host, res.n)
 	case resDup:
 		return w.dupResponse(host, res.n)
+	case resChange:
+		return w.changeResponse(host, res.n, w.now())
 	}
 	return plain(http.StatusNotFound)
 }
@@ -317,6 +323,9 @@ func (w *Web) render(host, n int, private bool, sid string) []byte {
 	}
 	if n == 0 && !private && w.cfg.Duplicates {
 		writeDupLinks(p)
+	}
+	if n == 0 && !private && w.cfg.Changing {
+		w.writeChangeLinks(p)
 	}
 
 	const tail = "</body>\n</html>\n"

@@ -34,6 +34,18 @@ type Judge struct {
 	// network and scheduling jitter. One that waits Delay from the end of
 	// the previous response never is.
 	Tolerance time.Duration
+	// Revisits says the crawl was asked to fetch pages again (a
+	// continuous crawl): a URL fetched after an answer is then not a
+	// duplicate.
+	Revisits bool
+	// FreshnessFrom and FreshnessTo bound the window over which
+	// Report.Freshness is measured (Config.Changing). A zero
+	// FreshnessFrom measures each changing page from the end of its first
+	// successful fetch, and leaves out pages never fetched; otherwise
+	// every changing page of the ground truth counts over the window, a
+	// page not yet fetched being stale. A zero FreshnessTo means the time
+	// of the report, by Config.Now.
+	FreshnessFrom, FreshnessTo time.Time
 }
 
 // ViolationKind names a rule a crawler broke.
@@ -167,7 +179,8 @@ type Report struct {
 	RetryAfterViolations int `json:"retry_after_violations,omitempty"`
 	// ConditionalRequests counts requests that carried If-None-Match or
 	// If-Modified-Since, and NotModified the 304 answers, robots.txt
-	// included (logged with Config.Hostile or Config.ConditionalRobots).
+	// included (logged with Config.Hostile, Config.ConditionalRobots or
+	// Config.Changing).
 	// A 304 for a page of the ground truth covers it as a 200 does.
 	ConditionalRequests int `json:"conditional_requests,omitempty"`
 	NotModified         int `json:"not_modified,omitempty"`
@@ -193,6 +206,46 @@ type Report struct {
 	// Config.Duplicates by kind: ContentExact, ContentNear and
 	// ContentDistinct, all present when it is on, nil otherwise.
 	ContentDuplicates map[string]int `json:"content_duplicates,omitempty"`
+
+	// Changing pages (Config.Changing); all zero or nil without it.
+	//
+	// Freshness is the mean over the changing pages measured
+	// (FreshnessPages; see Judge.FreshnessFrom) of the share of the
+	// window during which the version the crawler fetched last was the
+	// current one. The crawler holds a version from the End of a request
+	// answered 200 with it, or 304 while it was current. FreshnessByClass
+	// is the same mean per rate class (ChangeFast, ChangeSlow,
+	// ChangeStatic), for the classes with pages measured.
+	Freshness        float64            `json:"freshness,omitempty"`
+	FreshnessPages   int                `json:"freshness_pages,omitempty"`
+	FreshnessByClass map[string]float64 `json:"freshness_by_class,omitempty"`
+	// ChangingFetches counts the requests for /c/N pages, of which
+	// ChangingConditional were conditional and ChangingNotModified were
+	// answered 304.
+	ChangingFetches     int `json:"changing_fetches,omitempty"`
+	ChangingConditional int `json:"changing_conditional,omitempty"`
+	ChangingNotModified int `json:"changing_not_modified,omitempty"`
+	// Revisits counts requests answered 200 or 304 for ordinary or /c/
+	// pages the crawler had already fetched successfully. Of those,
+	// UnchangedRevisits found the page unchanged since (a 304, or a 200
+	// with the version held), UnchangedRevisitsConditional asked
+	// conditionally, and UnchangedRevisits304 were answered 304.
+	Revisits                     int `json:"revisits,omitempty"`
+	UnchangedRevisits            int `json:"unchanged_revisits,omitempty"`
+	UnchangedRevisitsConditional int `json:"unchanged_revisits_conditional,omitempty"`
+	UnchangedRevisits304         int `json:"unchanged_revisits_304,omitempty"`
+
+	// Importance order (Config.SkewedGraph); zero or nil without it.
+	//
+	// FetchOrderInDegree is the in-degree (see InDegree) of each ordinary
+	// page the crawl fetched, in the order of their first answer 200 or
+	// 304. MeanInDegreeFirst10Pct is the mean of its first tenth (k =
+	// ceil(len/10) pages), and BFSMeanInDegreeFirst10Pct the mean of the
+	// first k ordinary pages of the ground truth walked breadth first by
+	// links alone (sitemaps aside), from the same seeds.
+	FetchOrderInDegree        []int   `json:"fetch_order_in_degree,omitempty"`
+	MeanInDegreeFirst10Pct    float64 `json:"mean_in_degree_first_10pct,omitempty"`
+	BFSMeanInDegreeFirst10Pct float64 `json:"bfs_mean_in_degree_first_10pct,omitempty"`
 
 	// Violations details the first 100 violations in the order the
 	// requests arrived.
@@ -237,6 +290,15 @@ func (r Report) String() string {
 	}
 	if r.RobotsConditional > 0 || r.RobotsNotModified > 0 {
 		fmt.Fprintf(&b, "\nrobots.txt: conditional %d, not modified %d", r.RobotsConditional, r.RobotsNotModified)
+	}
+	if r.ChangingFetches > 0 || r.FreshnessPages > 0 {
+		fmt.Fprintf(&b, "\nchanging pages: freshness %.3f over %d pages %v; fetches %d (conditional %d, 304 %d); revisits %d, unchanged %d (conditional %d, 304 %d)",
+			r.Freshness, r.FreshnessPages, r.FreshnessByClass, r.ChangingFetches, r.ChangingConditional, r.ChangingNotModified,
+			r.Revisits, r.UnchangedRevisits, r.UnchangedRevisitsConditional, r.UnchangedRevisits304)
+	}
+	if r.FetchOrderInDegree != nil {
+		fmt.Fprintf(&b, "\nimportance: mean in-degree of the first 10%% fetched %.2f, breadth first %.2f",
+			r.MeanInDegreeFirst10Pct, r.BFSMeanInDegreeFirst10Pct)
 	}
 	if r.ContentDuplicates != nil {
 		fmt.Fprintf(&b, "\nduplicate content requests: exact %d, near %d, distinct %d",
@@ -320,6 +382,9 @@ func (w *Web) Report(j Judge) Report {
 	answered := map[string]bool{} // canonical URL → answered at least once
 	outside := map[string]bool{}  // canonical URLs already counted in OutOfTruth
 	covered := make([]bool, len(t.pages))
+	changes := changeJudge{held: map[int]int{}, fetches: map[int][]heldFetch{}}
+	var order []int           // slots of ordinary pages, by first answer (SkewedGraph)
+	fetched := map[int]bool{} // slots in order
 
 	for i := range reqs {
 		q := &reqs[i]
@@ -459,7 +524,7 @@ func (w *Web) Report(j Judge) Report {
 				rep.flag(ViolationHiddenLink, q, "only an HTML comment or a script links to %s", q.RawURL)
 			}
 		}
-		if answered[key] {
+		if answered[key] && !j.Revisits {
 			rep.Duplicates++
 			rep.flag(ViolationDuplicate, q, "%s was already fetched (this time as %s)", "http://"+key, q.RawURL)
 		}
@@ -471,6 +536,14 @@ func (w *Web) Report(j Judge) Report {
 
 		idx, isPage := w.slot(host, res.kind, res.n)
 		redirect := host*pages + res.n // if res is a redirect
+		if isPage && w.cfg.Changing && (res.kind == resPage || res.kind == resChange) {
+			changes.observe(&rep, q, res, idx)
+		}
+		if isPage && w.cfg.SkewedGraph && res.kind == resPage && !fetched[idx] &&
+			(q.Status == http.StatusOK || q.Status == http.StatusNotModified) {
+			fetched[idx] = true
+			order = append(order, idx)
+		}
 		switch {
 		case isPage && t.pages[idx] >= 0:
 			if (q.Status == http.StatusOK || q.Status == http.StatusNotModified) && !covered[idx] {
@@ -519,6 +592,16 @@ func (w *Web) Report(j Judge) Report {
 			tg := w.slotTarget(i)
 			rep.Missing = append(rep.Missing, w.hostName(tg.host)+pathOf(tg))
 		}
+	}
+	if w.cfg.Changing {
+		w.finishFreshness(&rep, &changes, j, t)
+	}
+	if w.cfg.SkewedGraph {
+		bfs := t
+		if linked.pages != nil {
+			bfs = linked
+		}
+		w.finishImportance(&rep, order, bfs)
 	}
 	rep.Coverage = 1
 	if rep.Reachable > 0 {

@@ -66,6 +66,11 @@ func (w *Web) eachSitemapEntry(host int, f func(i int, t target)) {
 			emit(target{host: host, kind: resWild, n: n})
 		}
 	}
+	if w.cfg.Changing {
+		for n := range w.cfg.ChangingConfig.pages() {
+			emit(target{host: host, kind: resChange, n: n})
+		}
+	}
 }
 
 var changefreqs = [...]string{"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}
@@ -96,6 +101,12 @@ func (w *Web) sitemap(host, n int) response {
 			return
 		}
 		b.WriteString("  <url>\n    <loc>" + base + pathOf(t) + "</loc>\n")
+		if t.kind == resChange {
+			// True hints, drawing nothing: the entries before are as
+			// they were without Config.Changing.
+			b.WriteString(w.sitemapChangeHints(host, t.n, w.now()) + "  </url>\n")
+			return
+		}
 		// The hints are optional: some entries go without some.
 		if r.IntN(5) != 0 {
 			b.WriteString("    <lastmod>" + lastmod(r) + "</lastmod>\n")

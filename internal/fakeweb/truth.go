@@ -21,6 +21,9 @@ type truth struct {
 	// resources a correct crawl fetches though they are not pages.
 	hostile   []int32
 	reachable int // pages with a depth
+	// order is the queue of the walk: slots in breadth-first order, and
+	// -(h+1) for the sitemaps of host h.
+	order []int32
 }
 
 // walk says which sources of URLs a truth uses beyond links.
@@ -62,6 +65,11 @@ func (w *Web) slot(host int, kind resourceKind, n int) (int, bool) {
 			return 0, false
 		}
 		s = w.cfg.PagesPerHost + w.cfg.orphans() + w.cfg.signalPages() + w.cfg.wildPages() + w.cfg.hostilePages() + n
+	case resChange:
+		if !w.cfg.Changing {
+			return 0, false
+		}
+		s = w.cfg.PagesPerHost + w.cfg.orphans() + w.cfg.signalPages() + w.cfg.wildPages() + w.cfg.hostilePages() + w.cfg.dupPages() + n
 	default:
 		return 0, false
 	}
@@ -82,6 +90,7 @@ func (w *Web) slotTarget(i int) target {
 		{resPage, w.cfg.PagesPerHost}, {resOrphan, w.cfg.orphans()},
 		{resNofollow, min(w.cfg.signalPages(), numNofollowPages)}, {resFollow, max(w.cfg.signalPages()-numNofollowPages, 0)},
 		{resWild, w.cfg.wildPages()}, {resHostile, w.cfg.hostilePages()}, {resDup, w.cfg.dupPages()},
+		{resChange, w.cfg.changePages()},
 	} {
 		if s < r.size && r.kind == resHostile {
 			return target{host: host, kind: resHostile, n: hostilePageList[s]}
@@ -175,7 +184,7 @@ func (w *Web) walk(seeds []string, maxDepth int, how walk) truth {
 				visit(to.host, depth)
 				return
 			}
-		case resPage, resOrphan, resNofollow, resFollow, resWild, resDup:
+		case resPage, resOrphan, resNofollow, resFollow, resWild, resDup, resChange:
 		default:
 			return
 		}
@@ -263,7 +272,13 @@ func (w *Web) walk(seeds []string, maxDepth int, how walk) truth {
 				reach(target{host: from.host, kind: resDup, n: n}, depth+1)
 			}
 		}
+		if from.n == 0 && w.cfg.Changing {
+			for n := range w.cfg.ChangingConfig.pages() {
+				reach(target{host: from.host, kind: resChange, n: n}, depth+1)
+			}
+		}
 	}
+	t.order = queue
 	return t
 }
 

@@ -31,6 +31,13 @@ type Web struct {
 	hostile hostileState
 	bombs   bombCache
 	streams streamSet
+	// changes holds the change processes of the changing pages drawn so
+	// far (Config.Changing); skew the popularity of pages
+	// (Config.SkewedGraph), written by New only; indeg the in-degree of
+	// every ordinary page, computed on first use.
+	changes changeState
+	skew    skew
+	indeg   inDegrees
 
 	stop      chan struct{} // closed by Close; ends every wait in every handler
 	closeOnce sync.Once
@@ -50,6 +57,13 @@ func New(cfg Config) (*Web, error) {
 		dotDomain: "." + cfg.Domain,
 		slots:     cfg.PagesPerHost + cfg.extraPages(),
 		stop:      make(chan struct{}),
+	}
+	w.log.now = w.now
+	if cfg.Changing && cfg.ChangingConfig.Start.IsZero() {
+		w.cfg.ChangingConfig.Start = w.now()
+	}
+	if cfg.SkewedGraph {
+		w.buildSkew()
 	}
 	for k, file := range map[RobotsKind]string{
 		RobotsAllow:      robotsAllowFile,
@@ -94,6 +108,14 @@ func (c *flakyCounter) reset() {
 // the query, if any) on host, and the deciding rule if one matched.
 func (w *Web) allowed(host int, path string) (bool, rule, bool) {
 	return w.rules[w.kind(host)].allowed(path)
+}
+
+// now reads the web's clock, Config.Now.
+func (w *Web) now() time.Time {
+	if w.cfg.Now != nil {
+		return w.cfg.Now()
+	}
+	return time.Now()
 }
 
 // seconds writes d in seconds with as many decimals as it needs: "1", "0.2".
@@ -151,7 +173,8 @@ func (w *Web) Seeds() []string {
 // or a resource of the hostile web answered 200 with a body held whole
 // (a retry page as it answers after its failures; /x/slow without its
 // delay; not the drip, the big page or the bombs, which are streamed),
-// or a page of Config.Duplicates (compressed, for /d/exact/1).
+// or a page of Config.Duplicates (compressed, for /d/exact/1), or a
+// changing page of Config.Changing as it is at Config.Now.
 // Spellings are folded as the server folds them (host case, ":80", dot segments, ";jsessionid=" when the web hands
 // out session IDs; the fragment is ignored, and so is the query, except
 // that a search trap answers it and a session ID in it shapes the page's
