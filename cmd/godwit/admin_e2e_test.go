@@ -97,6 +97,14 @@ func TestAdminSteersCrawl(t *testing.T) {
 	if code := call("GET", "/api/urls?url="+seeds[0], nil, &u); code != 200 || u.Host != h(0) {
 		t.Errorf("GET url = %d %+v", code, u)
 	}
+	// The CLI client of that endpoint.
+	out, errOut, code := runCmd(t, "", "urls", "show", "--admin", strings.TrimPrefix(api, "http://"), seeds[0])
+	if code != 0 || !strings.Contains(out, "host        "+h(0)) || !strings.Contains(out, "next visit") {
+		t.Errorf("godwit urls show: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, _, code := runCmd(t, "", "urls", "show", "--admin", strings.TrimPrefix(api, "http://"), "http://nowhere.test/x"); code != 1 {
+		t.Errorf("godwit urls show of an unknown URL: exit %d, want 1", code)
+	}
 
 	// Every series the shipped Grafana dashboard queries is exported.
 	time.Sleep(time.Second)

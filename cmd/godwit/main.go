@@ -63,6 +63,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newSeedsCmd(),
 		newStatusCmd(),
 		newURLCmd(),
+		newURLsCmd(),
 		newVersionCmd(),
 		newWARCCmd(),
 	)
