@@ -235,10 +235,10 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, 
 	return c, nil
 }
 
-// notModifiedRecord is a server-not-modified revisit: the 304 answer's
-// HTTP header, referring to the capture whose content it confirms.
-func notModifiedRecord(resp *fetch.Response, id string, prior crawl.Capture) *warc.Record {
-	rec := &warc.Record{Type: warc.TypeRevisit, Block: resp.RawHeader, More: resp.RawBody}
+// httpResponseRecord starts a record of type typ about resp: the fields
+// every response and revisit record carries. The caller sets the block.
+func httpResponseRecord(typ string, resp *fetch.Response, id string) *warc.Record {
+	rec := &warc.Record{Type: typ}
 	h := &rec.Header
 	h.Set(warc.FieldRecordID, id)
 	h.Set(warc.FieldTargetURI, resp.URL)
@@ -246,6 +246,15 @@ func notModifiedRecord(resp *fetch.Response, id string, prior crawl.Capture) *wa
 		h.Set(warc.FieldIPAddress, resp.IP)
 	}
 	h.Set(warc.FieldContentType, "application/http;msgtype=response")
+	return rec
+}
+
+// notModifiedRecord is a server-not-modified revisit: the 304 answer's
+// HTTP header, referring to the capture whose content it confirms.
+func notModifiedRecord(resp *fetch.Response, id string, prior crawl.Capture) *warc.Record {
+	rec := httpResponseRecord(warc.TypeRevisit, resp, id)
+	rec.Block, rec.More = resp.RawHeader, resp.RawBody
+	h := &rec.Header
 	h.Set(warc.FieldProfile, warc.ProfileServerNotModified)
 	h.Set(warc.FieldRefersTo, prior.RecordID)
 	h.Set(warc.FieldRefersToTargetURI, resp.URL)
@@ -266,14 +275,8 @@ func (a *Archive) revisitable(resp *fetch.Response, d crawl.Decision) bool {
 // responseRecord is the response as received; with omit, its HTTP header
 // only.
 func responseRecord(resp *fetch.Response, id, payloadDigest string, omit bool) *warc.Record {
-	rec := &warc.Record{Type: warc.TypeResponse}
+	rec := httpResponseRecord(warc.TypeResponse, resp, id)
 	h := &rec.Header
-	h.Set(warc.FieldRecordID, id)
-	h.Set(warc.FieldTargetURI, resp.URL)
-	if resp.IP != "" {
-		h.Set(warc.FieldIPAddress, resp.IP)
-	}
-	h.Set(warc.FieldContentType, "application/http;msgtype=response")
 	// The block is the message as received: exact header and body bytes,
 	// transfer coding (chunked) included. The payload digest is over the
 	// entity (de-chunked, still content-encoded), as WARC 1.1 defines the
@@ -299,14 +302,9 @@ func responseRecord(resp *fetch.Response, id, payloadDigest string, omit bool) *
 // response's HTTP header, and a reference to the original response
 // record (never to another revisit: only responses enter the dup table).
 func revisitRecord(resp *fetch.Response, id, payloadDigest string, orig original) *warc.Record {
-	rec := &warc.Record{Type: warc.TypeRevisit, Block: resp.RawHeader}
+	rec := httpResponseRecord(warc.TypeRevisit, resp, id)
+	rec.Block = resp.RawHeader
 	h := &rec.Header
-	h.Set(warc.FieldRecordID, id)
-	h.Set(warc.FieldTargetURI, resp.URL)
-	if resp.IP != "" {
-		h.Set(warc.FieldIPAddress, resp.IP)
-	}
-	h.Set(warc.FieldContentType, "application/http;msgtype=response")
 	h.Set(warc.FieldProfile, warc.ProfileIdenticalPayloadDigest)
 	h.Set(warc.FieldRefersTo, orig.RecordID)
 	h.Set(warc.FieldRefersToTargetURI, orig.URI)

@@ -149,11 +149,7 @@ func wait(s HostState, t time.Time, why Reason) HostState {
 // "equal jitter": the result lies in [d/2, d) for the uncapped value d, so
 // it still grows while spreading hosts apart.
 func (p Policy) Backoff(streak int, jitter float64) time.Duration {
-	d := p.BackoffBase
-	for i := 1; i < streak && d < p.BackoffMax; i++ {
-		d *= 2
-	}
-	d = min(d, p.BackoffMax)
+	d := doubled(p.BackoffBase, p.BackoffMax, streak)
 	jitter = min(max(jitter, 0), 1)
 	return d/2 + time.Duration(jitter*float64(d/2))
 }
@@ -162,11 +158,17 @@ func (p Policy) Backoff(streak int, jitter float64) time.Duration {
 // consecutive trip: BreakerOpenFor doubled per trip, capped at
 // BreakerOpenMax.
 func (p Policy) BreakerCooldown(trips int) time.Duration {
-	d := p.BreakerOpenFor
-	for i := 1; i < trips && d < p.BreakerOpenMax; i++ {
+	return doubled(p.BreakerOpenFor, p.BreakerOpenMax, trips)
+}
+
+// doubled is the wait after the n-th consecutive event (n >= 1): base
+// for the first, doubling with each further one, capped at most.
+func doubled(base, most time.Duration, n int) time.Duration {
+	d := base
+	for i := 1; i < n && d < most; i++ {
 		d *= 2
 	}
-	return min(d, p.BreakerOpenMax)
+	return min(d, most)
 }
 
 // Probe returns the state for a request about to be made at now: an open

@@ -137,9 +137,5 @@ func setDefault[T comparable](p *T, v T) {
 // RobotsRetryDelay returns how long to wait before asking again for a
 // robots.txt that has failed `failures` times in a row (failures >= 1).
 func (p Policy) RobotsRetryDelay(failures int) time.Duration {
-	d := p.RobotsBackoff
-	for i := 1; i < failures && d < p.RobotsBackoffMax; i++ {
-		d *= 2
-	}
-	return min(d, p.RobotsBackoffMax)
+	return doubled(p.RobotsBackoff, p.RobotsBackoffMax, failures)
 }
