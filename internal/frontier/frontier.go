@@ -461,20 +461,29 @@ func (f *Frontier) activeHost(name string) (*host, error) {
 	if h := f.hosts[name]; h != nil {
 		return h, nil
 	}
-	h := &host{name: name, heapIndex: -1}
-	v, ok, err := f.db.Get(hostKey(name))
+	h, found, err := f.storedHost(name)
 	if err != nil {
 		return nil, err
 	}
-	if ok {
-		if h.rec, err = decodeHostRecord(v); err != nil {
-			return nil, err
-		}
-	} else {
+	if !found {
 		f.counts.hosts++
 	}
 	f.hosts[name] = h
 	return h, nil
+}
+
+// storedHost returns an idle host as the store has it (found false: a
+// new host, with a zero record), not yet in f.hosts. f.mu must be held.
+func (f *Frontier) storedHost(name string) (h *host, found bool, err error) {
+	h = &host{name: name, heapIndex: -1}
+	v, found, err := f.db.Get(hostKey(name))
+	if err != nil || !found {
+		return h, false, err
+	}
+	if h.rec, err = decodeHostRecord(v); err != nil {
+		return nil, false, err
+	}
+	return h, true, nil
 }
 
 // commit writes the dirty hosts' records and the counts with b, then
@@ -913,12 +922,8 @@ func (f *Frontier) Host(name string) (info crawl.HostInfo, ok bool, err error) {
 	h := f.hosts[name]
 	if h == nil {
 		// Idle: its records are in the store.
-		v, found, err := f.db.Get(hostKey(name))
-		if err != nil || !found {
-			return crawl.HostInfo{}, false, err
-		}
-		h = &host{name: name, heapIndex: -1}
-		if h.rec, err = decodeHostRecord(v); err != nil {
+		var found bool
+		if h, found, err = f.storedHost(name); err != nil || !found {
 			return crawl.HostInfo{}, false, err
 		}
 	}
@@ -972,16 +977,12 @@ func (f *Frontier) Control(_ context.Context, c crawl.Control) error {
 	h := f.hosts[c.Host]
 	if h == nil {
 		// Idle or unknown: change its record in the store.
-		h = &host{name: c.Host, heapIndex: -1}
-		v, found, err := f.db.Get(hostKey(c.Host))
-		if err != nil {
+		var found bool
+		var err error
+		if h, found, err = f.storedHost(c.Host); err != nil {
 			return err
 		}
-		if found {
-			if h.rec, err = decodeHostRecord(v); err != nil {
-				return err
-			}
-		} else {
+		if !found {
 			f.counts.hosts++ // an operator may block a host before it is met
 		}
 	}
