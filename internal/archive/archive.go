@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -471,12 +470,16 @@ func (a *Archive) Load(_ context.Context, c crawl.Capture) (*fetch.Response, err
 		return nil, fmt.Errorf("archive: load %s@%d: %w", c.File, c.Offset, err)
 	}
 	hr.Body.Close()
-	bhr, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(bodyRec.Block)), nil)
+	// The record's block frames the body: everything after the header,
+	// de-chunked when it came chunked, whatever a (possibly truncated)
+	// Content-Length said.
+	m, err := warc.ParseHTTP(bodyRec.Block)
 	if err != nil {
 		return nil, fmt.Errorf("archive: load %s@%d: %w", c.File, c.Offset, err)
 	}
-	body, err := entity(bodyRec.Block, bhr)
-	if err != nil {
+	body, err := m.Entity()
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		// A truncated capture ends mid-chunk; anything else is damage.
 		return nil, fmt.Errorf("archive: load %s@%d: %w", c.File, c.Offset, err)
 	}
 	return &fetch.Response{
@@ -506,27 +509,6 @@ func (a *Archive) read(file string, offset, length int64) (*warc.Record, error) 
 		return nil, fmt.Errorf("archive: load %s@%d: %w", file, offset, err)
 	}
 	return rec, nil
-}
-
-// entity returns the body of the HTTP response in block, parsed as hr:
-// de-chunked when it was sent chunked, and otherwise everything after the
-// header, whatever a (possibly truncated) Content-Length said: the
-// record's block frames the body.
-func entity(block []byte, hr *http.Response) ([]byte, error) {
-	defer hr.Body.Close()
-	if slices.Contains(hr.TransferEncoding, "chunked") {
-		body, err := io.ReadAll(hr.Body)
-		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, err // a truncated capture ends early; anything else is damage
-		}
-		return body, nil
-	}
-	for _, sep := range []string{"\r\n\r\n", "\n\n"} {
-		if _, body, ok := bytes.Cut(block, []byte(sep)); ok {
-			return body, nil
-		}
-	}
-	return nil, errors.New("no end of header")
 }
 
 // open opens a WARC file by its final name, or as the file still being written.

@@ -200,3 +200,32 @@ func TestNoArchiveOmitsBody(t *testing.T) {
 		t.Error("no metadata record")
 	}
 }
+
+// TestLoadChunked: a capture stored with its chunked framing loads back
+// de-chunked, and one cut mid-chunk loads the entity received so far.
+func TestLoadChunked(t *testing.T) {
+	a, err := New(warc.WriterConfig{Dir: t.TempDir()}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for _, tt := range []struct {
+		raw, want, truncated string
+	}{
+		{"5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", "hello world", ""},
+		{"5\r\nhello\r\n6\r\n wo", "hello wo", "length"},
+	} {
+		resp := response("http://a.test/c", tt.want)
+		resp.RawHeader = []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+		resp.RawBody = []byte(tt.raw)
+		resp.Truncated = tt.truncated
+		c, err := a.Record(t.Context(), crawl.Task{}, resp, crawl.Decision{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := a.Load(t.Context(), c)
+		if err != nil || string(got.Body) != tt.want || got.Truncated != tt.truncated {
+			t.Errorf("Load(%q) = %q (truncated %q), %v; want %q", tt.raw, got.Body, got.Truncated, err, tt.want)
+		}
+	}
+}
