@@ -71,6 +71,10 @@ type FrontierStats struct {
 	// of the keys the store did not know, the share the filter called
 	// "maybe seen". 0 when the frontier has no filter.
 	BloomFPRate float64
+
+	// Recrawl describes revisiting; zero when the frontier does not
+	// recrawl.
+	Recrawl RecrawlStats
 }
 
 // Fetcher performs one HTTP exchange. fetch.Client implements it.

@@ -22,7 +22,16 @@ type Link struct {
 	Sitemap int
 	// Hints are what a sitemap said about the URL; zero when none.
 	Hints Hints
+	// Cash is the OPIC importance cash the link carries to its target
+	// (freshness.Distribute: its share of the linking page's cash; a seed
+	// or a sitemap named by robots.txt brings SeedCash). In a leased
+	// Task it is the cash the URL held when leased, which the worker
+	// hands on to the page's outlinks.
+	Cash float64
 }
+
+// SeedCash is the OPIC cash of a seed, and of a sitemap robots.txt names.
+const SeedCash = 1.0
 
 // Hints are a sitemap's statements about a URL, kept for scheduling.
 type Hints struct {
@@ -105,6 +114,10 @@ const (
 	ClearHostPolicy                      // remove the host's override
 	BlockHost                            // never contact the host; its URLs stay queued
 	UnblockHost                          // undo BlockHost
+	// SetRevisitShare sets the share of fetch capacity reserved for
+	// revisits (Control.Share, 0..1) while discovery has work; Host is
+	// not used.
+	SetRevisitShare
 )
 
 // Control is one operator command. Commands are durable: they survive
@@ -114,6 +127,7 @@ type Control struct {
 	Op     ControlOp
 	Host   string // the politeness key, as urlnorm.Host spells it
 	Policy HostPolicy
+	Share  float64 // SetRevisitShare
 }
 
 // URLInfo is what the frontier knows of one URL.
@@ -121,12 +135,68 @@ type URLInfo struct {
 	Key        string
 	Host       string
 	Queued     bool // false: done
+	Revisit    bool // queued (or leased) as a revisit of a page fetched before
 	Depth      int
 	Status     int
 	FetchedAt  time.Time
 	Validators Validators
 	Capture    *Capture
 	NextVisit  time.Time // when a revisit is due; zero: none scheduled
+
+	// Change estimate (freshness.State): the estimated change rate in
+	// changes per second, its relative standard error, and the history
+	// it rests on: visits observed, of which Changed saw new content
+	// (a different payload, or status or redirect target), and when the
+	// content was last seen to change (zero: never seen to).
+	ChangeRate float64
+	RateError  float64
+	Visits     int
+	Changed    int
+	LastChange time.Time
+	Interval   time.Duration // the revisit interval last chosen; zero: none
+	// Importance is the URL's OPIC importance relative to the average
+	// URL (1: average), from its Cash and History; Band is the priority
+	// band it is queued in (0 first).
+	Importance float64
+	Cash       float64
+	History    float64
+	Band       int
+}
+
+// RecrawlStats describe revisiting (a frontier with recrawl on).
+type RecrawlStats struct {
+	Enabled bool
+	Policy  string // "optimal" or "uniform"
+	// Share is the configured share of fetch capacity reserved for
+	// revisits while discovery has work (Control SetRevisitShare).
+	Share float64
+	// RevisitShare is the measured share of recent leases that were
+	// revisits (an average over about the last 200 leases).
+	RevisitShare float64
+	// Scheduled counts the URLs with a next visit in the due-time
+	// index; DueBacklog those of them due by now plus the revisits
+	// queued and waiting for their host; Lag is how overdue the oldest
+	// of those is (zero: none).
+	Scheduled  int
+	DueBacklog int
+	Lag        time.Duration
+	// Capacity is the estimated fetch capacity (requests per second
+	// the hosts' politeness and the workers allow), Budget the part of
+	// it revisits are scheduled to use, Mu the budget's Lagrange
+	// multiplier (freshness.Policy.CalibrateMu).
+	Capacity float64
+	Budget   float64
+	Mu       float64
+	// Freshness is the estimated expected freshness of the collection
+	// under the current schedule (importance-weighted, from a sample of
+	// the scheduled URLs' estimates; freshness.Freshness).
+	Freshness float64
+	// Revisits counts revisits completed by this process, of which
+	// NotModified were answered 304 and Unchanged found the same content
+	// (304 included).
+	Revisits    int64
+	NotModified int64
+	Unchanged   int64
 }
 
 // RobotsStatus is what godwit knows about a host's robots.txt, in RFC 9309 terms.
@@ -203,10 +273,15 @@ type Outcome struct {
 	// Validators are the response's ETag and Last-Modified, kept with the
 	// URL for a conditional request when it is fetched again.
 	Validators Validators
-	// NextVisit, on a Done outcome, asks a frontier that recrawls to
-	// queue the URL again at that time (with its validators and capture,
-	// for a conditional request); zero: not again.
-	NextVisit time.Time
+	// Content fingerprints what the response said, for change
+	// detection when the URL is fetched again: a hash of the payload of
+	// a 2xx answer, of the target of a redirect, of the status of any
+	// other answer; zero when no answer came (or a 304, which says
+	// "unchanged").
+	Content uint64
+	// Spent, on a Done outcome of a fetched page, is the OPIC cash the
+	// page handed on to its outlinks (the lease's Task.Cash).
+	Spent float64
 }
 
 // HostInfo is one host's state as the frontier knows it: what an operator

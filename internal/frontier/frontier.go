@@ -598,14 +598,14 @@ func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
 
 // scheduleRevisit puts a fetched URL in the due-time index. f.mu must be
 // held; the caller writes rec.
-func (f *Frontier) scheduleRevisit(b *kv.Batch, rec *urlRecord, t crawl.Task, out crawl.Outcome) {
+func (f *Frontier) scheduleRevisit(b *kv.Batch, rec *urlRecord, t crawl.Task, out crawl.Outcome, at time.Time) {
 	next := crawl.Task{Link: t.Link, Validators: out.Validators, Prior: out.Capture}
 	next.Hops = 0
-	b.Set(dueKey(t.Host, out.NextVisit, t.Key), encodeTask(next))
-	rec.nextVisit = out.NextVisit
+	b.Set(dueKey(t.Host, at, t.Key), encodeTask(next))
+	rec.nextVisit = at
 	f.counts.due++
-	if f.earliestDue.IsZero() || out.NextVisit.Before(f.earliestDue) {
-		f.earliestDue = out.NextVisit
+	if f.earliestDue.IsZero() || at.Before(f.earliestDue) {
+		f.earliestDue = at
 	}
 }
 
@@ -830,8 +830,9 @@ func (f *Frontier) complete(l crawl.Lease, out crawl.Outcome) error {
 		if out.Requested {
 			rec.fetchedAt = out.End
 		}
-		if f.recrawl && !out.NextVisit.IsZero() && !ls.improve {
-			f.scheduleRevisit(b, &rec, t, out)
+		var next time.Time
+		if f.recrawl && !next.IsZero() && !ls.improve {
+			f.scheduleRevisit(b, &rec, t, out, next)
 		}
 		if ls.improve && rec.capture != nil {
 			t.Replay = rec.capture
