@@ -18,6 +18,8 @@ import (
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/fetch"
+	"github.com/godwit-crawler/godwit/internal/freshness"
+	"github.com/godwit-crawler/godwit/internal/frontier"
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
@@ -49,12 +51,19 @@ type crawlSettings struct {
 	MemoryLimit string `yaml:"memory_limit"`
 	// Admin is the admin API's address ("off": none); AdminToken its
 	// bearer token, required when Admin is not a loopback address.
-	Admin      string         `yaml:"admin"`
-	AdminToken string         `yaml:"admin_token"`
-	Robots     robotsSettings `yaml:"robots"`
-	Adapt      adaptSettings  `yaml:"adapt"`
-	Dedup      dedupSettings  `yaml:"dedup"`
-	WARC       warcSettings   `yaml:"warc"`
+	Admin      string `yaml:"admin"`
+	AdminToken string `yaml:"admin_token"`
+	// Continuous keeps crawling: fetched URLs are revisited as Recrawl
+	// says, and the crawl runs until stopped.
+	Continuous bool            `yaml:"continuous"`
+	Recrawl    recrawlSettings `yaml:"recrawl"`
+	// Order is how each host's queue is served: "importance" (OPIC cash,
+	// depth, sitemap priority) or "breadth-first" (depth).
+	Order  string         `yaml:"order"`
+	Robots robotsSettings `yaml:"robots"`
+	Adapt  adaptSettings  `yaml:"adapt"`
+	Dedup  dedupSettings  `yaml:"dedup"`
+	WARC   warcSettings   `yaml:"warc"`
 
 	// URL identity, scope rules and trap defences: see the "URLs, scope
 	// and traps" block at the end of this file.
@@ -109,6 +118,21 @@ type adaptSettings struct {
 	BreakerOpenMax   time.Duration `yaml:"breaker_open_max"`
 }
 
+// recrawlSettings are the revisit policy of a continuous crawl
+// (frontier.Options, freshness.Policy).
+type recrawlSettings struct {
+	// Policy: "optimal" (freshness-optimal intervals from each URL's
+	// change estimate and importance) or "uniform" (one interval for
+	// all: a baseline).
+	Policy string `yaml:"policy"`
+	// MinInterval and MaxInterval bound every revisit interval.
+	MinInterval time.Duration `yaml:"min_interval"`
+	MaxInterval time.Duration `yaml:"max_interval"`
+	// RevisitShare is the share of fetch capacity reserved for revisits
+	// while discovery has work, 0..1 (nil: 0.3).
+	RevisitShare *float64 `yaml:"revisit_share"`
+}
+
 // dedupSettings are the archive's deduplication policy (archive.Options).
 type dedupSettings struct {
 	// RevisitMin: identical payloads at least this long become revisit
@@ -153,7 +177,13 @@ func defaultSettings() crawlSettings {
 			Backoff:    time.Minute,
 			BackoffMax: time.Hour,
 		},
-		WARC: warcSettings{Prefix: "godwit", MaxSize: 1 << 30, Digest: "sha1"},
+		WARC:  warcSettings{Prefix: "godwit", MaxSize: 1 << 30, Digest: "sha1"},
+		Order: "importance",
+		Recrawl: recrawlSettings{
+			Policy:      "optimal",
+			MinInterval: freshness.DefaultMinInterval,
+			MaxInterval: freshness.DefaultMaxInterval,
+		},
 	}
 }
 
@@ -173,8 +203,9 @@ func loadConfigFile(path string, s *crawlSettings) error {
 
 // crawlFlags are the command-line forms of the settings.
 type crawlFlags struct {
-	config string
-	s      crawlSettings
+	config       string
+	s            crawlSettings
+	revisitShare float64
 }
 
 func (f *crawlFlags) register(fs *pflag.FlagSet) {
@@ -200,6 +231,9 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.s.Admin, "admin", d.Admin, `admin API and dashboard address, or "off"`)
 	fs.StringVar(&f.s.AdminToken, "admin-token", "", "bearer token the admin API requires (required off loopback; default $GODWIT_ADMIN_TOKEN)")
 	fs.StringVar(&f.s.MemoryLimit, "memory-limit", "", "soft memory limit of the process, e.g. 256MiB or 2GiB (default: $GOMEMLIMIT, else none)")
+	fs.BoolVar(&f.s.Continuous, "continuous", false, "never finish: revisit fetched pages as their estimated change rate and importance say")
+	fs.Float64Var(&f.revisitShare, "revisit-share", frontier.DefaultRevisitShare, "with --continuous, the share of fetch capacity reserved for revisits while discovery has work (0..1)")
+	fs.StringVar(&f.s.Order, "order", d.Order, "how each host's queue is served: importance (OPIC) or breadth-first")
 }
 
 // settings merges defaults, the config file and the flags that were set.
@@ -235,6 +269,9 @@ func (f *crawlFlags) settings(fs *pflag.FlagSet, args []string) (crawlSettings, 
 	set("memory-limit", func() { s.MemoryLimit = f.s.MemoryLimit })
 	set("admin", func() { s.Admin = f.s.Admin; s.adminExplicit = true })
 	set("admin-token", func() { s.AdminToken = f.s.AdminToken })
+	set("continuous", func() { s.Continuous = f.s.Continuous })
+	set("revisit-share", func() { s.Recrawl.RevisitShare = &f.revisitShare })
+	set("order", func() { s.Order = f.s.Order })
 	s.Seeds = append(s.Seeds, args...)
 	return s, s.validate()
 }
@@ -263,6 +300,14 @@ func (s crawlSettings) validate() error {
 	default:
 		return fmt.Errorf("--scope %q: want host, domain or any", s.Scope)
 	}
+	switch s.Order {
+	case "importance", "breadth-first":
+	default:
+		return fmt.Errorf("--order %q: want importance or breadth-first", s.Order)
+	}
+	if err := s.Recrawl.validate(); err != nil {
+		return err
+	}
 	if _, err := parseLevel(s.LogLevel); err != nil {
 		return err
 	}
@@ -281,6 +326,36 @@ func (s crawlSettings) validate() error {
 		}
 	}
 	return nil
+}
+
+func (r recrawlSettings) validate() error {
+	switch r.Policy {
+	case "optimal", "uniform":
+	default:
+		return fmt.Errorf("recrawl.policy %q: want optimal or uniform", r.Policy)
+	}
+	if r.RevisitShare != nil && !(*r.RevisitShare >= 0 && *r.RevisitShare <= 1) {
+		return fmt.Errorf("--revisit-share %v: want a share between 0 and 1", *r.RevisitShare)
+	}
+	return r.freshness().Validate()
+}
+
+// freshness is the revisit interval policy.
+func (r recrawlSettings) freshness() freshness.Policy {
+	p := freshness.Policy{MinInterval: r.MinInterval, MaxInterval: r.MaxInterval}
+	p.Default()
+	return p
+}
+
+// share is frontier.Options.RevisitShare: negative for an explicit 0.
+func (r recrawlSettings) share() float64 {
+	switch {
+	case r.RevisitShare == nil:
+		return 0
+	case *r.RevisitShare == 0:
+		return -1
+	}
+	return *r.RevisitShare
 }
 
 // checkContact accepts an http(s) URL or an e-mail address.

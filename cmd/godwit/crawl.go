@@ -248,6 +248,12 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 		Agent:        ccfg.Agent,
 		LeaseTimeout: s.Timeout, // a request never outlives its timeout
 		Logger:       log,
+		Recrawl:      s.Continuous,
+		Freshness:    s.Recrawl.freshness(),
+		Uniform:      s.Recrawl.Policy == "uniform",
+		RevisitShare: s.Recrawl.share(),
+		Workers:      s.Workers,
+		BreadthFirst: s.Order == "breadth-first",
 	})
 	if err != nil {
 		return res, failure{err}
@@ -330,6 +336,10 @@ func printSummary(w io.Writer, r crawlResult) {
 		s.Traps.TooManyParams, s.Traps.HostBudget, s.Traps.Anomaly, s.Traps.DemotedHosts)
 	fmt.Fprintf(w, "  frontier    %d URLs seen on %d hosts, %d left queued; seen-set filter false positives %.2f%%\n",
 		s.Frontier.Seen, s.Frontier.Hosts, s.Frontier.Queued, 100*s.Frontier.BloomFPRate)
+	if rs := s.Frontier.Recrawl; rs.Enabled {
+		fmt.Fprintf(w, "  recrawl     %d revisits (%d unchanged, %d answered 304), %d scheduled, %d due; revisit share %.0f%% (reserved %.0f%%), estimated freshness %.2f\n",
+			rs.Revisits, rs.Unchanged, rs.NotModified, rs.Scheduled, rs.DueBacklog, 100*rs.RevisitShare, 100*rs.Share, rs.Freshness)
+	}
 	fmt.Fprintf(w, "  dedup       %d revisits of identical payloads (%s not stored again), %d near-duplicate pages (%d stored header-only)\n",
 		r.Dedup.Revisits, humanBytes(r.Dedup.RevisitBytes), r.Dedup.NearDuplicates, r.Dedup.NearDupsOmitted)
 	fmt.Fprintf(w, "  warc        %d file(s), %s in %s, each with a CDXJ index\n", len(r.WARCFiles), humanBytes(r.WARCBytes), r.WARCDir)

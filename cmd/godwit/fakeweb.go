@@ -54,6 +54,7 @@ func (f *fakewebFlags) register(fs *pflag.FlagSet, d fakeweb.Config) {
 	fs.DurationVar(&c.SlowMean, "changing-slow-mean", d.ChangingConfig.SlowMean, "with --changing, mean time between changes of a slow page (0: 2m)")
 	fs.BoolVar(&f.cfg.SkewedGraph, "skewed-graph", d.SkewedGraph, "random links pick their targets by a Zipf law over a random ranking of pages: a few pages have very many in-links, most one or two")
 	fs.Float64Var(&f.cfg.SkewExponent, "skew-exponent", d.SkewExponent, "with --skewed-graph, the Zipf exponent (0: 1.2)")
+	fs.IntVar(&f.cfg.TreeFanout, "tree-fanout", d.TreeFanout, "children of each page in the tree that keeps every page reachable, like navigation pages (0: 2)")
 	fs.StringVar(&f.robots, "robots", robotsNames(d.Robots),
 		"comma-separated robots.txt variants, cycled over the hosts: "+robotsNames(allRobotsKinds()))
 }

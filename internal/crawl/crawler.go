@@ -101,7 +101,7 @@ func (c *Crawler) AddSeedsReport(ctx context.Context, seeds []string, priority i
 			continue
 		}
 		c.scope.add(u)
-		var l Link
+		l := Link{Cash: SeedCash}
 		c.fillLink(&l, u)
 		l.Depth = max(priority, 0)
 		n, err := c.frontier.Add(ctx, []Link{l})
@@ -128,7 +128,7 @@ func (c *Crawler) AddSeeds(ctx context.Context, seeds []string) (added int, err 
 			return 0, fmt.Errorf("crawl: seed %q: %w", raw, err)
 		}
 		c.scope.add(u)
-		var l Link
+		l := Link{Cash: SeedCash}
 		c.fillLink(&l, u)
 		links = append(links, l)
 	}

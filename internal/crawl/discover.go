@@ -30,10 +30,10 @@ type candidate struct {
 // depth and repetition, query parameters) and the per-host defences
 // (page budget, calendar steps, discovery anomaly). Every refusal is
 // counted in Stats under its reason; scope decisions are logged at debug
-// level. A task that is not a replay was a page fetched from t.Host,
-// which the per-host defences count.
+// level. A task that is neither a replay nor a revisit was a new page
+// fetched from t.Host, which the per-host defences count.
 func (c *Crawler) discover(t Task, cands []candidate) []Link {
-	return c.discoverFrom(t, cands, t.Replay == nil)
+	return c.discoverFrom(t, cands, t.Replay == nil && !t.Revisit)
 }
 
 // discoverFrom is discover; fetched says whether t's page was fetched (and

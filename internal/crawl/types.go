@@ -57,6 +57,10 @@ type Task struct {
 	// Prior is the capture those validators came from: a 304 is archived
 	// as a server-not-modified revisit of it.
 	Prior *Capture
+	// Revisit, set by the frontier on lease, says the URL was fetched
+	// before and is due again: it does not count against the host's
+	// page budget (Traps.HostPages), which counts distinct pages.
+	Revisit bool
 }
 
 // Validators are a response's cache validators (RFC 9110 §8.8).

@@ -2,11 +2,15 @@ package crawl
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/godwit-crawler/godwit/internal/extract"
 	"github.com/godwit-crawler/godwit/internal/fetch"
+	"github.com/godwit-crawler/godwit/internal/freshness"
 	"github.com/godwit-crawler/godwit/internal/politeness"
 	"github.com/godwit-crawler/godwit/internal/robots"
 	"github.com/godwit-crawler/godwit/internal/simhash"
@@ -27,7 +31,11 @@ func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error)
 	}
 	if c.robotsNeeded(l.Robots, c.now()) {
 		out, cands := c.fetchRobots(ctx, l)
-		return out, c.discoverFrom(t, cands, false), nil
+		links := c.discoverFrom(t, cands, false)
+		for i := range links {
+			links[i].Cash = SeedCash // a site's own sitemaps count as seeds
+		}
+		return out, links, nil
 	}
 	switch {
 	case l.Robots.Status == RobotsGaveUp:
@@ -40,7 +48,7 @@ func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error)
 		c.log.Debug("robots.txt disallows", "url", t.URL)
 		return Outcome{Disposition: Done, Class: ClassPolicy, Reason: "robots-disallowed"}, nil, nil
 	}
-	if !c.traps.mayFetch(t.Host) {
+	if !t.Revisit && !c.traps.mayFetch(t.Host) {
 		// The host spent its page budget (traps.go).
 		c.stats.countTrap(trapHostPages)
 		c.stats.countClass(ClassPolicy)
@@ -103,6 +111,7 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 	if out.Validators.IsZero() && resp.Status == http.StatusNotModified {
 		out.Validators = t.Validators // still current
 	}
+	out.Content = contentFingerprint(resp)
 	c.log.Debug("fetched", "url", t.URL, "status", resp.Status, "bytes", len(resp.Body), "depth", t.Depth)
 
 	switch s := resp.Status; {
@@ -129,7 +138,34 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 		out.Class, out.Reason = ClassPermanent, "http-status"
 		c.stats.countClass(ClassPermanent)
 	}
-	return out, c.discover(t, rd.cands), nil
+	links := c.discover(t, rd.cands)
+	if out.Disposition == Done && resp.Status != http.StatusNotModified {
+		// OPIC: the page hands its cash on to its outlinks.
+		_, each := freshness.Distribute(t.Cash, len(links))
+		for i := range links {
+			links[i].Cash = each
+		}
+		out.Spent = t.Cash
+	}
+	return out, links, nil
+}
+
+// contentFingerprint is Outcome.Content for a response: what a later
+// fetch compares to see whether the URL changed.
+func contentFingerprint(resp *fetch.Response) uint64 {
+	d := xxhash.New()
+	switch s := resp.Status; {
+	case s == http.StatusNotModified:
+		return 0
+	case s >= 200 && s < 300:
+		d.Write(resp.Body)
+	case s >= 300 && s < 400:
+		loc, _ := resp.Location()
+		fmt.Fprintf(d, "%d %s", s, loc)
+	default:
+		fmt.Fprintf(d, "%d", s)
+	}
+	return max(d.Sum64(), 1) // 0 means "no answer"
 }
 
 // conditional is the header of a conditional request (RFC 9110 §13.1).

@@ -235,6 +235,15 @@ type Config struct {
 	// so that in-degrees are skewed (see the package documentation, "The
 	// skewed graph", and InDegree).
 	SkewedGraph bool
+	// TreeFanout is the number of children of each page in the tree that
+	// keeps every page reachable (page n links to pages fanout·n+1 …
+	// fanout·n+fanout). Zero means 2. A wide tree is a site whose
+	// navigation (category and archive pages) lists many pages: its
+	// first levels hold many pages nobody else links to, which is where
+	// breadth-first order loses to importance order. Pages keep
+	// LinksPerPage−2 other links (LinksPerPage on leaves) whatever the
+	// fanout.
+	TreeFanout int
 	// SkewExponent is the exponent of that Zipf law. Zero means 1.2. It is
 	// ignored while SkewedGraph is off.
 	SkewExponent float64
@@ -284,6 +293,9 @@ func (c *Config) Default() {
 	}
 	if c.SkewedGraph && c.SkewExponent == 0 {
 		c.SkewExponent = 1.2
+	}
+	if c.TreeFanout == 0 {
+		c.TreeFanout = 2
 	}
 }
 
@@ -351,6 +363,9 @@ func (c Config) Validate() error {
 		if err := c.ChangingConfig.validate(); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if c.TreeFanout < 1 || c.TreeFanout > maxLinksPerPage {
+		bad("tree fanout %d is outside 1..%d", c.TreeFanout, maxLinksPerPage)
 	}
 	if c.SkewedGraph {
 		if math.IsNaN(c.SkewExponent) || c.SkewExponent <= 0 || c.SkewExponent > 5 {

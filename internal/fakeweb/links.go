@@ -114,11 +114,10 @@ func (w *Web) appendLinks(dst []link, src *rand.PCG, r *rand.Rand, host, n int, 
 	pages := w.cfg.PagesPerHost
 	tree := 0
 	if !private {
-		for _, c := range [2]int{2*n + 1, 2*n + 2} {
-			if c < pages {
-				dst = append(dst, w.decorate(r, host, target{host: host, kind: resPage, n: c}, false))
-				tree++
-			}
+		fanout := w.cfg.TreeFanout
+		for c := fanout*n + 1; c <= fanout*n+fanout && c < pages; c++ {
+			dst = append(dst, w.decorate(r, host, target{host: host, kind: resPage, n: c}, false))
+			tree++
 		}
 		if n == 0 && w.kind(host).hasPrivate() {
 			// Guarantees every such host exposes a private page one click
@@ -127,7 +126,7 @@ func (w *Web) appendLinks(dst []link, src *rand.PCG, r *rand.Rand, host, n int, 
 		}
 	}
 	random := len(dst)
-	for i := tree; i < w.cfg.LinksPerPage; i++ {
+	for i := min(tree, 2); i < w.cfg.LinksPerPage; i++ {
 		dst = append(dst, w.decorate(r, host, w.randomTarget(r, host), true))
 	}
 	if private {

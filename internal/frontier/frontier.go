@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/dedup"
+	"github.com/godwit-crawler/godwit/internal/freshness"
 	"github.com/godwit-crawler/godwit/internal/kv"
 	"github.com/godwit-crawler/godwit/internal/politeness"
 	"github.com/godwit-crawler/godwit/internal/robots"
@@ -35,9 +37,10 @@ type Frontier struct {
 	log          *slog.Logger
 	now          func() time.Time
 	jitter       func() float64
-	recrawl      bool
 	db           *kv.DB
 	dir          string
+	// breadthFirst orders host queues by depth instead of importance.
+	breadthFirst bool
 
 	mu      sync.Mutex
 	seen    *dedup.Bloom     // "definitely new" in RAM; the url table decides the rest
@@ -52,9 +55,14 @@ type Frontier struct {
 	// index (zero: the index is empty), so promotion scans only when
 	// something may be due.
 	earliestDue time.Time
-	fp          fpCounter
-	closed      bool
-	changed     chan struct{} // closed and replaced whenever a waiter may proceed
+	opic        opic
+	re          *recrawler // nil: one pass
+	// hostCapacity is the sum over hosts of one request per politeness
+	// cycle (hostRecord.capacity): requests per second.
+	hostCapacity float64
+	fp           fpCounter
+	closed       bool
+	changed      chan struct{} // closed and replaced whenever a waiter may proceed
 }
 
 // host is the in-memory state of an active host.
@@ -69,10 +77,16 @@ type host struct {
 	// tombstones that deleted entries leave at the front of the queue
 	// until compaction removes them; from the prefix, finding the head
 	// would cost time proportional to the URLs the host already had.
-	scanFrom  []byte
+	scanFrom []byte
+	// discFrom is scanFrom for the discovery bands: a key no greater
+	// than any live discovery entry (nil: the first discovery band).
+	discFrom  []byte
 	leased    bool
 	heapIndex int // position in Frontier.ready; -1 when absent
 	capLogged bool
+	// credit decides between a due revisit and discovery when the host
+	// has both (see leaseItem).
+	credit float64
 }
 
 // item is a queue entry held in memory.
@@ -87,12 +101,14 @@ type lease struct {
 	item      *item
 	prevReady time.Time // the host's ready time before the lease reserved it
 	improve   bool      // found by a shorter path while leased: replay when done
+	revisit   bool      // the item is in revisitBand
 }
 
 // counts are crawl-wide totals, persisted with every batch.
 type counts struct {
 	seen, queued, hosts uint64
 	due                 uint64 // entries in the due-time index
+	revisits            uint64 // queue entries in revisitBand (part of queued)
 }
 
 // fpCounter measures the Bloom filter: of the keys the store did not
@@ -122,10 +138,34 @@ type Options struct {
 	// Rand returns uniform numbers in [0, 1) that jitter backoffs; default
 	// math/rand/v2's Float64.
 	Rand func() float64
-	// Recrawl keeps the crawl going: a Done outcome with a NextVisit puts
-	// the URL in the due-time index, it is queued again when due, and
-	// Next waits for the next due URL instead of reporting exhaustion.
+	// Recrawl keeps the crawl going: each URL fetched gets a next visit
+	// (from its change estimate and importance, see recrawl.go) in the
+	// due-time index, it is queued again when due, and Next waits for
+	// the next due URL instead of reporting exhaustion.
 	Recrawl bool
+	// Freshness bounds revisit intervals and tunes the change estimator
+	// (zero fields: freshness's defaults).
+	Freshness freshness.Policy
+	// Uniform revisits every URL at the same interval, the revisit
+	// budget spread evenly, instead of the freshness-optimal intervals:
+	// a baseline to compare with.
+	Uniform bool
+	// RevisitShare is the share of fetch capacity reserved for revisits
+	// while discovery has work (and for discovery while revisits are
+	// due); either uses what the other leaves. Default 0.3; negative: 0.
+	// Control(SetRevisitShare) changes it while the crawl runs.
+	RevisitShare float64
+	// Workers is how many requests the crawler makes at once: with the
+	// hosts' politeness it bounds the capacity revisits are planned for.
+	// 0: no bound from workers.
+	Workers int
+	// SitemapInterval is how often a recrawl reads sitemap files again
+	// (within the Freshness bounds): they are sources of URLs, outside
+	// the freshness allocation. Default 1h.
+	SitemapInterval time.Duration
+	// BreadthFirst orders each host's queue by depth from the seeds
+	// instead of importance (OPIC cash, depth and sitemap priority).
+	BreadthFirst bool
 }
 
 const bloomFile = "seen.bloom"
@@ -160,6 +200,13 @@ func Open(o Options) (*Frontier, error) {
 	if o.Rand == nil {
 		o.Rand = rand.Float64
 	}
+	var re *recrawler
+	if o.Recrawl {
+		var err error
+		if re, err = newRecrawler(o); err != nil {
+			return nil, err
+		}
+	}
 	db, err := kv.Open(filepath.Join(o.Dir, "store"), kv.Options{Logger: o.Logger})
 	if err != nil {
 		return nil, err
@@ -171,7 +218,8 @@ func Open(o Options) (*Frontier, error) {
 		log:          o.Logger,
 		now:          o.Now,
 		jitter:       o.Rand,
-		recrawl:      o.Recrawl,
+		breadthFirst: o.BreadthFirst,
+		re:           re,
 		db:           db,
 		dir:          o.Dir,
 		hosts:        make(map[string]*host),
@@ -196,6 +244,11 @@ func (f *Frontier) load(expected uint64) error {
 		f.counts = counts{seen: d.uvarint(), queued: d.uvarint(), hosts: d.uvarint()}
 		if d.err == nil && len(d.b) > 0 {
 			f.counts.due = d.uvarint()
+		}
+		if d.err == nil && len(d.b) > 0 {
+			f.counts.revisits = d.uvarint()
+			f.opic.total = d.float64()
+			f.hostCapacity = d.float64()
 		}
 		if d.err != nil {
 			return fmt.Errorf("%w: counts", d.err)
@@ -227,6 +280,9 @@ func (f *Frontier) load(expected uint64) error {
 	if f.counts.due > 0 {
 		// Promotion will find the real earliest; "now" makes it look.
 		f.earliestDue = f.now()
+	}
+	if err := f.loadRecrawl(); err != nil {
+		return err
 	}
 	return f.loadBloom(expected)
 }
@@ -342,7 +398,14 @@ func (f *Frontier) Add(_ context.Context, links []crawl.Link) (int, error) {
 					b.Discard()
 					return added, err
 				}
-				if err := f.shorterPath(b, dirty, uk, rec, l); err != nil {
+				changed := f.take(&rec, l)
+				switch {
+				case l.Depth < rec.depth:
+					err = f.shorterPath(b, dirty, uk, rec, l)
+				case changed:
+					err = f.settle(b, dirty, uk, rec, l)
+				}
+				if err != nil {
 					b.Discard()
 					return added, err
 				}
@@ -358,9 +421,14 @@ func (f *Frontier) Add(_ context.Context, links []crawl.Link) (int, error) {
 			b.Discard()
 			return added, err
 		}
-		f.enqueue(b, h, uk, crawl.Task{Link: l}, urlRecord{state: urlQueued, depth: l.Depth})
-		dirty[h] = struct{}{}
 		f.counts.seen++
+		rec := urlRecord{depth: l.Depth, sitemapPrio: encodeSitemapPriority(l.Hints)}
+		if l.Cash > 0 {
+			rec.cash = l.Cash
+			f.opic.total += l.Cash
+		}
+		f.enqueue(b, h, uk, crawl.Task{Link: l}, rec, f.band(rec))
+		dirty[h] = struct{}{}
 		added++
 	}
 	if b.Empty() {
@@ -374,10 +442,9 @@ func (f *Frontier) Add(_ context.Context, links []crawl.Link) (int, error) {
 	return added, nil
 }
 
-// enqueue writes a queue entry for t at the back of its band and the URL
-// record pointing at it. f.mu must be held.
-func (f *Frontier) enqueue(b *kv.Batch, h *host, uk []byte, t crawl.Task, rec urlRecord) {
-	prio := priority(t.Depth)
+// enqueue writes a queue entry for t at the back of band prio and the
+// URL record pointing at it. f.mu must be held.
+func (f *Frontier) enqueue(b *kv.Batch, h *host, uk []byte, t crawl.Task, rec urlRecord, prio uint8) {
 	seq := h.rec.nextSeq
 	h.rec.nextSeq++
 	qk := queueKey(h.name, prio, seq)
@@ -386,6 +453,12 @@ func (f *Frontier) enqueue(b *kv.Batch, h *host, uk []byte, t crawl.Task, rec ur
 	b.Set(uk, rec.encode())
 	h.rec.queued++
 	f.counts.queued++
+	if prio == revisitBand {
+		h.rec.revisits++
+		f.counts.revisits++
+	} else if h.discFrom != nil && bytes.Compare(qk, h.discFrom) < 0 {
+		h.discFrom = qk
+	}
 	if h.head != nil && bytes.Compare(qk, h.head.key) < 0 && !h.leased {
 		h.head = nil // a new first entry: reload lazily
 	}
@@ -395,52 +468,54 @@ func (f *Frontier) enqueue(b *kv.Batch, h *host, uk []byte, t crawl.Task, rec ur
 	f.schedule(h)
 }
 
-// shorterPath handles a link to a URL already known: a smaller depth is
-// taken up (see crawl.Frontier.Add), with its writes in b. f.mu must be
+// dequeued counts the queue entry at key, of host h, gone. f.mu must be
 // held.
-func (f *Frontier) shorterPath(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec urlRecord, l crawl.Link) error {
-	if l.Depth >= rec.depth {
-		return nil
+func (f *Frontier) dequeued(h *host, key []byte) {
+	h.deleted(key)
+	h.rec.queued--
+	f.counts.queued--
+	if bandOf(key) == revisitBand {
+		h.rec.revisits--
+		f.counts.revisits--
 	}
+}
+
+// shorterPath handles a link to a URL already known at a greater depth:
+// the smaller depth is taken up (see crawl.Frontier.Add), and rec, with
+// what take changed, written to b. f.mu must be held.
+func (f *Frontier) shorterPath(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec urlRecord, l crawl.Link) error {
 	switch rec.state {
 	case urlQueued:
-		h, err := f.activeHost(l.Host)
-		if err != nil {
-			return err
-		}
-		oldKey := queueKey(l.Host, rec.prio, rec.seq)
-		v, ok, err := f.db.Get(oldKey)
-		if err != nil || !ok {
-			return err // an entry already completed in this batch's past: nothing to improve
-		}
-		t, err := decodeTask(v)
-		if err != nil {
-			return err
-		}
-		t.Depth, t.Hops, t.Via = l.Depth, l.Hops, l.Via
 		rec.depth = l.Depth
-		if ls := f.leased[l.Key]; ls != nil {
-			// Leased: rewrite the entry in place (a restart refetches it at
-			// the new depth) and replay it once the lease is done.
-			ls.improve = true
-			ls.item.task = t
+		improve := func(t *crawl.Task) { t.Depth, t.Hops, t.Via = l.Depth, l.Hops, l.Via }
+		if ls := f.leased[l.Key]; ls != nil || rec.prio == revisitBand {
+			// Leased, or a revisit (it keeps its band): rewrite the entry
+			// in place (a restart fetches it at the new depth); a leased one
+			// is replayed once its lease is done.
+			oldKey := queueKey(l.Host, rec.prio, rec.seq)
+			v, ok, err := f.db.Get(oldKey)
+			if err != nil || !ok {
+				return err // an entry already completed in this batch's past: nothing to improve
+			}
+			t, err := decodeTask(v)
+			if err != nil {
+				return err
+			}
+			improve(&t)
+			if ls != nil {
+				ls.improve = true
+				ls.item.task = t
+			}
 			b.Set(oldKey, encodeTask(t))
 			b.Set(uk, rec.encode())
 			return nil
 		}
 		// Queued: move it to its new band.
-		b.Delete(oldKey)
-		h.rec.queued--
-		f.counts.queued--
-		if h.head != nil && bytes.Equal(h.head.key, oldKey) {
-			h.head = nil
-		}
-		f.enqueue(b, h, uk, t, rec)
-		dirty[h] = struct{}{}
-		return nil
+		return f.move(b, dirty, uk, &rec, l.Host, improve, f.band(rec))
 	case urlDone:
 		if rec.capture == nil {
-			return nil // nothing archived: nothing to follow again
+			b.Set(uk, rec.encode()) // nothing archived: nothing to follow again
+			return nil
 		}
 		h, err := f.activeHost(l.Host)
 		if err != nil {
@@ -448,7 +523,7 @@ func (f *Frontier) shorterPath(b *kv.Batch, dirty map[*host]struct{}, uk []byte,
 		}
 		t := crawl.Task{Link: l, Replay: rec.capture}
 		rec.depth = l.Depth
-		f.enqueue(b, h, uk, t, rec)
+		f.enqueue(b, h, uk, t, rec, f.band(rec))
 		dirty[h] = struct{}{}
 		return nil
 	}
@@ -497,6 +572,9 @@ func (f *Frontier) commit(b *kv.Batch, dirty map[*host]struct{}) error {
 	c = binary.AppendUvarint(c, f.counts.queued)
 	c = binary.AppendUvarint(c, f.counts.hosts)
 	c = binary.AppendUvarint(c, f.counts.due)
+	c = binary.AppendUvarint(c, f.counts.revisits)
+	c = binary.LittleEndian.AppendUint64(c, math.Float64bits(f.opic.total))
+	c = binary.LittleEndian.AppendUint64(c, math.Float64bits(f.hostCapacity))
 	b.Set(metaKey("counts"), c)
 	return b.Commit(false)
 }
@@ -554,7 +632,7 @@ func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
 	if err := f.promote(f.now()); err != nil {
 		return crawl.Lease{}, 0, err
 	}
-	if len(f.ready) > 0 && f.recrawl && f.counts.due > 0 {
+	if len(f.ready) > 0 && f.re != nil && f.counts.due > 0 {
 		// Wake for the next due revisit if it comes before the next host.
 		wait, untilDue := f.ready[0].readyAt().Sub(f.now()), f.earliestDue.Sub(f.now())
 		if wait > 0 && untilDue < wait {
@@ -574,7 +652,8 @@ func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
 			if h.head == nil { // the count said queued, the store says empty: repair
 				f.log.Error("host queue empty despite its count; repaired", "host", h.name, "queued", h.rec.queued)
 				f.counts.queued -= uint64(h.rec.queued)
-				h.rec.queued = 0
+				f.counts.revisits -= uint64(h.rec.revisits)
+				h.rec.queued, h.rec.revisits = 0, 0
 				heap.Remove(&f.ready, h.heapIndex)
 				delete(f.hosts, h.name)
 				continue
@@ -587,7 +666,7 @@ func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
 		}
 		return f.lease(h, now)
 	}
-	if f.recrawl && f.counts.due > 0 {
+	if f.re != nil && f.counts.due > 0 {
 		return crawl.Lease{}, max(f.earliestDue.Sub(f.now()), time.Millisecond), nil
 	}
 	if len(f.leases) == 0 {
@@ -596,106 +675,23 @@ func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
 	return crawl.Lease{}, -1, nil
 }
 
-// scheduleRevisit puts a fetched URL in the due-time index. f.mu must be
-// held; the caller writes rec.
-func (f *Frontier) scheduleRevisit(b *kv.Batch, rec *urlRecord, t crawl.Task, out crawl.Outcome, at time.Time) {
-	next := crawl.Task{Link: t.Link, Validators: out.Validators, Prior: out.Capture}
-	next.Hops = 0
-	b.Set(dueKey(t.Host, at, t.Key), encodeTask(next))
-	rec.nextVisit = at
-	f.counts.due++
-	if f.earliestDue.IsZero() || at.Before(f.earliestDue) {
-		f.earliestDue = at
-	}
-}
-
-// maxPromote bounds the revisits one promotion queues, so a lease is
-// never held up for long; the rest follow on the next calls.
-const maxPromote = 10_000
-
-// promote moves the revisits due by now from the due-time index to their
-// hosts' queues. It scans only when the earliest entry may be due, one
-// shard at a time, each shard's due entries being a prefix of it. f.mu
-// must be held.
-func (f *Frontier) promote(now time.Time) error {
-	if !f.recrawl || f.earliestDue.IsZero() || now.Before(f.earliestDue) {
-		return nil
-	}
-	b := f.db.NewBatch()
-	dirty := map[*host]struct{}{}
-	var earliest time.Time
-	moved := 0
-	for shard := uint16(0); shard < Shards; shard++ {
-		p := dueShard(shard)
-		it, err := f.db.Scan(p, prefixEnd(p))
-		if err != nil {
-			b.Discard()
-			return err
-		}
-		for ; it.Valid(); it.Next() {
-			due, hostName, key, ok := parseDueKey(it.Key())
-			if !ok {
-				it.Close()
-				b.Discard()
-				return fmt.Errorf("%w: due key %x", errCorrupt, it.Key())
-			}
-			if due.After(now) || moved >= maxPromote {
-				if earliest.IsZero() || due.Before(earliest) {
-					earliest = due
-				}
-				break
-			}
-			t, err := decodeTask(it.Value())
-			if err != nil {
-				it.Close()
-				b.Discard()
-				return err
-			}
-			h, err := f.activeHost(hostName)
-			if err != nil {
-				it.Close()
-				b.Discard()
-				return err
-			}
-			uk := urlKey(hostName, key)
-			rec := urlRecord{depth: t.Depth}
-			if v, ok, err := f.db.Get(uk); err == nil && ok {
-				if r, err := decodeURLRecord(v); err == nil {
-					rec = r
-				}
-			}
-			b.Delete(append([]byte(nil), it.Key()...))
-			f.counts.due--
-			if rec.state == urlQueued {
-				continue // queued meanwhile (found again by a shorter path)
-			}
-			rec.nextVisit = time.Time{}
-			f.enqueue(b, h, uk, t, rec)
-			dirty[h] = struct{}{}
-			moved++
-		}
-		if err := it.Close(); err != nil {
-			b.Discard()
-			return err
-		}
-	}
-	f.earliestDue = earliest
-	if moved == 0 {
-		b.Discard()
-		return nil
-	}
-	return f.commit(b, dirty)
-}
-
-// lease hands out h's head. It also reserves the host in the store until
+// lease hands out h's head (or its first discovery entry: see pick). It also reserves the host in the store until
 // the latest moment the lease's request could end plus the host's delay,
 // so that after a crash mid-request a restart does not contact the host
 // again too soon; Complete replaces the reservation with the real end.
 // f.mu must be held.
 func (f *Frontier) lease(h *host, now time.Time) (crawl.Lease, time.Duration, error) {
+	it, err := f.pick(h)
+	if err != nil {
+		return crawl.Lease{}, 0, err
+	}
+	rec, err := f.leasedURL(h, it, now)
+	if err != nil {
+		return crawl.Lease{}, 0, err
+	}
 	heap.Remove(&f.ready, h.heapIndex)
 	h.leased = true
-	ls := &lease{host: h, item: h.head, prevReady: h.rec.readyAt}
+	ls := &lease{host: h, item: it, prevReady: h.rec.readyAt, revisit: bandOf(it.key) == revisitBand}
 	h.rec.pol = f.policy.Probe(h.rec.pol, now) // an open breaker's cool-down is over: this is its probe
 	h.rec.readyAt = laterOf(h.rec.readyAt, now.Add(f.leaseTimeout+f.gap(h).Gap))
 	b := f.db.NewBatch()
@@ -707,7 +703,9 @@ func (f *Frontier) lease(h *host, now time.Time) (crawl.Lease, time.Duration, er
 	f.leases[f.nextID] = ls
 	f.leased[ls.item.task.Key] = ls
 	over := h.rec.policy.MaxPages != nil && int64(h.rec.fetched) >= *h.rec.policy.MaxPages
-	return crawl.Lease{ID: f.nextID, Task: ls.item.task, Robots: h.robots, OverBudget: over}, 0, nil
+	t := ls.item.task
+	t.Cash, t.Revisit = rec.cash, ls.revisit
+	return crawl.Lease{ID: f.nextID, Task: t, Robots: h.robots, OverBudget: over}, 0, nil
 }
 
 // loadHead reads the first entry of h's queue. f.mu must be held.
@@ -759,6 +757,7 @@ func (f *Frontier) Complete(_ context.Context, l crawl.Lease, out crawl.Outcome)
 	if err := f.complete(l, out); err != nil {
 		return err
 	}
+	f.calibrate()
 	return f.db.Sync()
 }
 
@@ -801,45 +800,19 @@ func (f *Frontier) complete(l crawl.Lease, out crawl.Outcome) error {
 		h.rec.readyAt = laterOf(h.rec.readyAt, ready)
 	}
 
+	if out.Requested {
+		f.observeCapacity(h, out.End.Sub(out.Start))
+	}
+
 	t := ls.item.task
 	uk := urlKey(h.name, t.Key)
-	switch out.Disposition {
-	case crawl.Requeue:
+	if out.Disposition == crawl.Requeue {
 		// The entry stays where it is; an Add during the lease may have put
 		// another before it, so the head is read again.
 		h.head = nil
-	case crawl.Retry:
-		b.Delete(ls.item.key)
-		h.deleted(ls.item.key)
-		h.rec.queued--
-		f.counts.queued--
-		t.Attempt++
-		t.Replay = nil
-		h.head = nil
-		f.enqueue(b, h, uk, t, urlRecord{depth: t.Depth})
-	default:
-		b.Delete(ls.item.key)
-		h.deleted(ls.item.key)
-		h.rec.queued--
-		f.counts.queued--
-		h.head = nil
-		if out.Requested || out.Status != 0 {
-			h.rec.fetched++
-		}
-		rec := urlRecord{state: urlDone, depth: t.Depth, status: out.Status, capture: out.Capture, valid: out.Validators}
-		if out.Requested {
-			rec.fetchedAt = out.End
-		}
-		var next time.Time
-		if f.recrawl && !next.IsZero() && !ls.improve {
-			f.scheduleRevisit(b, &rec, t, out, next)
-		}
-		if ls.improve && rec.capture != nil {
-			t.Replay = rec.capture
-			f.enqueue(b, h, uk, t, rec)
-		} else {
-			b.Set(uk, rec.encode())
-		}
+	} else if err := f.finish(b, ls, t, uk, out); err != nil {
+		b.Discard()
+		return err
 	}
 	if err := f.commit(b, map[*host]struct{}{h: {}}); err != nil {
 		return err
@@ -850,6 +823,65 @@ func (f *Frontier) complete(l crawl.Lease, out crawl.Outcome) error {
 		f.schedule(h)
 	}
 	f.broadcast()
+	return nil
+}
+
+// finish applies a Done or Retry outcome to the lease's entry and URL
+// record: the OPIC cash the page handed on, its change estimate and next
+// visit when recrawling, or its next attempt. f.mu must be held.
+func (f *Frontier) finish(b *kv.Batch, ls *lease, t crawl.Task, uk []byte, out crawl.Outcome) error {
+	h := ls.host
+	rec, err := f.urlRecord(h.name, t.Key)
+	if err != nil {
+		return err
+	}
+	b.Delete(ls.item.key)
+	f.dequeued(h, ls.item.key)
+	h.head = nil
+	if out.Disposition == crawl.Retry {
+		t.Attempt++
+		t.Replay = nil
+		rec.depth = t.Depth
+		prio := f.band(rec)
+		if ls.revisit {
+			prio = revisitBand
+		}
+		f.enqueue(b, h, uk, t, rec, prio)
+		return nil
+	}
+	if out.Requested || out.Status != 0 {
+		h.rec.fetched++
+	}
+	fetched := out.Requested && out.Status != 0
+	rec.state, rec.depth, rec.prio, rec.seq = urlDone, t.Depth, 0, 0
+	if t.Replay == nil {
+		rec.status, rec.capture, rec.valid = out.Status, out.Capture, out.Validators
+		if out.Requested {
+			rec.fetchedAt = out.End
+		}
+	}
+	if fetched {
+		// OPIC: the cash handed on, and the virtual page's grant, go into
+		// the history.
+		spent := min(max(out.Spent, 0), rec.cash)
+		rec.cash -= spent
+		rec.history += spent + freshness.Grant
+		f.opic.total += freshness.Grant
+	}
+	if f.re != nil {
+		switch next := f.visit(&rec, t, out, ls.revisit); {
+		case !next.IsZero():
+			f.scheduleRevisit(b, &rec, t, next)
+		case t.Replay == nil:
+			rec.nextVisit = time.Time{}
+		}
+	}
+	if ls.improve && rec.capture != nil {
+		t.Replay = rec.capture
+		f.enqueue(b, h, uk, t, rec, f.band(rec))
+		return nil
+	}
+	b.Set(uk, rec.encode())
 	return nil
 }
 
@@ -967,13 +999,16 @@ func (f *Frontier) Host(name string) (info crawl.HostInfo, ok bool, err error) {
 // A blocked host leaves the ready heap at once (a request in flight
 // finishes); an unblocked one returns to it.
 func (f *Frontier) Control(_ context.Context, c crawl.Control) error {
-	if c.Host == "" {
-		return errors.New("frontier: control: no host")
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
 		return errClosed
+	}
+	if c.Op == crawl.SetRevisitShare {
+		return f.setRevisitShare(c.Share)
+	}
+	if c.Host == "" {
+		return errors.New("frontier: control: no host")
 	}
 	h := f.hosts[c.Host]
 	if h == nil {
@@ -995,6 +1030,8 @@ func (f *Frontier) Control(_ context.Context, c crawl.Control) error {
 	case crawl.BlockHost:
 		h.rec.blocked = true
 		f.blocked[c.Host] = struct{}{}
+		f.hostCapacity -= h.rec.capacity // back when it is next fetched
+		h.rec.capacity = 0
 	case crawl.UnblockHost:
 		h.rec.blocked = false
 		delete(f.blocked, c.Host)
@@ -1067,21 +1104,48 @@ func (f *Frontier) Hosts(sortBy string, limit int) ([]crawl.HostInfo, error) {
 // URL returns what the frontier knows of the URL with this canonical key
 // on this host; ok is false for a URL never added.
 func (f *Frontier) URL(host, key string) (info crawl.URLInfo, ok bool, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	rec, err := f.urlRecord(host, key)
 	if err != nil || rec.state == 0 {
 		return crawl.URLInfo{}, false, err
 	}
-	return crawl.URLInfo{
+	info = crawl.URLInfo{
 		Key:        key,
 		Host:       host,
 		Queued:     rec.state == urlQueued,
+		Revisit:    rec.state == urlQueued && rec.prio == revisitBand,
 		Depth:      rec.depth,
 		Status:     rec.status,
 		FetchedAt:  rec.fetchedAt,
 		Validators: rec.valid,
 		Capture:    rec.capture,
 		NextVisit:  rec.nextVisit,
-	}, true, nil
+		Changed:    int(rec.changed),
+		LastChange: rec.lastChange,
+		Interval:   rec.interval,
+		Importance: f.importance(rec),
+		Cash:       rec.cash,
+		History:    rec.history,
+	}
+	if rec.state == urlQueued && rec.prio != revisitBand {
+		info.Band = int(rec.prio - firstBand)
+	} else {
+		info.Band = int(f.band(rec) - firstBand)
+	}
+	if rec.fresh != nil {
+		p := freshness.Policy{}
+		if f.re != nil {
+			p = f.re.policy
+		}
+		p.Default()
+		info.ChangeRate = p.Rate(*rec.fresh)
+		info.Visits = int(rec.fresh.Visits)
+		if rec.fresh.Changes > 0 {
+			info.RateError = 1 / math.Sqrt(float64(rec.fresh.Changes))
+		}
+	}
+	return info, true, nil
 }
 
 // Store is the crawl's key-value store, which the frontier owns (it closes
@@ -1119,6 +1183,7 @@ func (f *Frontier) Stats() crawl.FrontierStats {
 		Active:      len(f.hosts),
 		Seen:        int(f.counts.seen),
 		BloomFPRate: f.fp.rate(),
+		Recrawl:     f.recrawlStats(now),
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/freshness"
 	"github.com/godwit-crawler/godwit/internal/politeness"
 )
 
@@ -105,9 +106,22 @@ func prefixEnd(p []byte) []byte {
 	return nil
 }
 
-// priority is the Mercator front-queue band of a link: its depth, so each
+// Queue bands. The byte after a host's queue prefix orders its entries:
+// revisitBand holds revisits of fetched pages (see lease for how they
+// share the host with discovery), and discovery bands follow from
+// firstBand, by importance (importanceBand) or, breadth-first, by depth
+// (priority).
+const (
+	revisitBand = 0
+	firstBand   = 1
+)
+
+// priority is the breadth-first band of a link: its depth, so each
 // host's queue is served breadth-first.
-func priority(depth int) uint8 { return uint8(min(max(depth, 0), 255)) }
+func priority(depth int) uint8 { return uint8(firstBand + min(max(depth, 0), 255-firstBand)) }
+
+// bandOf is the band of a queue entry's key.
+func bandOf(queueKey []byte) uint8 { return queueKey[len(queueKey)-9] }
 
 // decoder reads the fields of a value in order, remembering the first error.
 type decoder struct {
@@ -166,6 +180,19 @@ func (d *decoder) bytes() []byte {
 }
 
 func (d *decoder) string() string { return string(d.bytes()) }
+
+func (d *decoder) float64() float64 {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b) < 8 {
+		d.err = errCorrupt
+		return 0
+	}
+	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+	d.b = d.b[8:]
+	return v
+}
 
 func (d *decoder) time() time.Time {
 	ns := d.varint()
@@ -318,11 +345,37 @@ type urlRecord struct {
 	fetchedAt time.Time
 	capture   *crawl.Capture   // where the last response was archived
 	valid     crawl.Validators // the last response's ETag and Last-Modified
-	nextVisit time.Time        // when a revisit is due (its entry in the due index); zero: none
+	// nextVisit is when a revisit is due: the time of its entry in the
+	// due-time index, or, once queued as a revisit, the time it fell due.
+	// Zero: none.
+	nextVisit time.Time
+
+	// OPIC importance (see importance.go): the cash the URL holds and the
+	// cash that went through it.
+	cash, history float64
+	// sitemapPrio is the sitemap's priority in thousandths plus one; 0:
+	// none.
+	sitemapPrio uint16
+	// What the visits saw (see recrawl.go): the change estimate, when at
+	// least one visit was observed; a fingerprint of the last content
+	// (crawl.Outcome.Content); how many visits saw a change and when
+	// the last did; the revisit interval last chosen.
+	fresh      *freshness.State
+	content    uint64
+	changed    uint32
+	lastChange time.Time
+	interval   time.Duration
 }
 
+// Flags of a url record's extension.
+const (
+	extContent = 1 << iota
+	extFresh
+	extChanges
+)
+
 func (r urlRecord) encode() []byte {
-	b := make([]byte, 0, 48)
+	b := make([]byte, 0, 64)
 	b = append(b, encodingVersion, byte(r.state))
 	b = binary.AppendUvarint(b, uint64(r.depth))
 	b = append(b, r.prio)
@@ -330,15 +383,48 @@ func (r urlRecord) encode() []byte {
 	b = binary.AppendUvarint(b, uint64(r.status))
 	b = appendTime(b, r.fetchedAt)
 	b = appendCapture(b, r.capture)
-	if r.valid.IsZero() && r.nextVisit.IsZero() { // optional trailing fields
+	// Optional trailing fields: absent in records written before they
+	// existed.
+	ext := r.cash != 0 || r.history != 0 || r.sitemapPrio != 0 || r.fresh != nil || r.content != 0 ||
+		r.changed != 0 || !r.lastChange.IsZero() || r.interval != 0
+	if r.valid.IsZero() && r.nextVisit.IsZero() && !ext {
 		return b
 	}
 	b = appendString(b, r.valid.ETag)
 	b = appendString(b, r.valid.LastModified)
-	if r.nextVisit.IsZero() {
+	b = appendTime(b, r.nextVisit)
+	if !ext {
 		return b
 	}
-	return appendTime(b, r.nextVisit)
+	// The extension: flags, cash and history (float32: only their order
+	// and rough ratios matter), the sitemap priority, then what the flags
+	// say is there.
+	var flags byte
+	if r.content != 0 {
+		flags |= extContent
+	}
+	if r.fresh != nil {
+		flags |= extFresh
+	}
+	if r.changed != 0 || !r.lastChange.IsZero() || r.interval != 0 {
+		flags |= extChanges
+	}
+	b = append(b, flags)
+	b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(r.cash)))
+	b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(r.history)))
+	b = binary.AppendUvarint(b, uint64(r.sitemapPrio))
+	if flags&extContent != 0 {
+		b = binary.LittleEndian.AppendUint64(b, r.content)
+	}
+	if flags&extFresh != 0 {
+		b, _ = r.fresh.AppendBinary(b) // never fails
+	}
+	if flags&extChanges != 0 {
+		b = binary.AppendUvarint(b, uint64(r.changed))
+		b = appendTime(b, r.lastChange)
+		b = binary.AppendUvarint(b, uint64(max(r.interval, 0)/time.Millisecond))
+	}
+	return b
 }
 
 func decodeURLRecord(v []byte) (urlRecord, error) {
@@ -364,10 +450,47 @@ func decodeURLRecord(v []byte) (urlRecord, error) {
 	if d.err == nil && len(d.b) > 0 {
 		r.nextVisit = d.time()
 	}
+	if d.err == nil && len(d.b) > 0 {
+		d.urlExtension(&r)
+	}
 	if d.err != nil {
 		return urlRecord{}, fmt.Errorf("%w: url record", d.err)
 	}
 	return r, nil
+}
+
+// urlExtension reads the extension of a url record (see encode).
+func (d *decoder) urlExtension(r *urlRecord) {
+	if len(d.b) < 9 {
+		d.err = errCorrupt
+		return
+	}
+	flags := d.b[0]
+	r.cash = float64(math.Float32frombits(binary.LittleEndian.Uint32(d.b[1:])))
+	r.history = float64(math.Float32frombits(binary.LittleEndian.Uint32(d.b[5:])))
+	d.b = d.b[9:]
+	r.sitemapPrio = uint16(min(d.uvarint(), math.MaxUint16))
+	if flags&extContent != 0 {
+		if len(d.b) < 8 {
+			d.err = errCorrupt
+			return
+		}
+		r.content = binary.LittleEndian.Uint64(d.b)
+		d.b = d.b[8:]
+	}
+	if flags&extFresh != 0 && d.err == nil {
+		s, rest, err := freshness.Decode(d.b)
+		if err != nil {
+			d.err = errCorrupt
+			return
+		}
+		r.fresh, d.b = &s, rest
+	}
+	if flags&extChanges != 0 {
+		r.changed = uint32(min(d.uvarint(), math.MaxUint32))
+		r.lastChange = d.time()
+		r.interval = time.Duration(min(d.uvarint(), math.MaxInt64/uint64(time.Millisecond))) * time.Millisecond
+	}
 }
 
 // hostRecord is the persistent, frequently rewritten part of a host's
@@ -376,11 +499,16 @@ func decodeURLRecord(v []byte) (urlRecord, error) {
 type hostRecord struct {
 	readyAt time.Time
 	nextSeq uint64
-	queued  int
+	queued  int // queue entries, revisits included
 	fetched int
 	pol     politeness.HostState // adaptive politeness: latency, streak, breaker
 	policy  crawl.HostPolicy     // an operator's override
 	blocked bool                 // an operator's block
+	// revisits counts the queue entries in revisitBand; capacity is the
+	// host's last contribution to the crawl's capacity estimate
+	// (requests per second, see recrawl.go).
+	revisits int
+	capacity float64
 }
 
 func (r hostRecord) encode() []byte {
@@ -390,9 +518,12 @@ func (r hostRecord) encode() []byte {
 	b = binary.AppendUvarint(b, r.nextSeq)
 	b = binary.AppendUvarint(b, uint64(r.queued))
 	b = binary.AppendUvarint(b, uint64(r.fetched))
-	// Optional trailing fields: absent in records written before they
-	// existed, and for hosts that never taught us anything.
-	if r.pol == (politeness.HostState{}) && r.policy.IsZero() && !r.blocked {
+	// Optional trailing sections, each present when it or a later one
+	// has something: absent in records written before they existed, and
+	// for hosts that never taught us anything.
+	recrawl := r.revisits != 0 || r.capacity != 0
+	operator := !r.policy.IsZero() || r.blocked || recrawl
+	if r.pol == (politeness.HostState{}) && !operator {
 		return b
 	}
 	b = binary.AppendUvarint(b, uint64(max(r.pol.Latency, 0)))
@@ -401,7 +532,7 @@ func (r hostRecord) encode() []byte {
 	b = binary.AppendUvarint(b, uint64(r.pol.Trips))
 	b = appendTime(b, r.pol.Until)
 	b = appendString(b, string(r.pol.Why))
-	if r.policy.IsZero() && !r.blocked {
+	if !operator {
 		return b
 	}
 	// The operator's part: flags (1 delay set, 2 max pages set, 4
@@ -423,7 +554,11 @@ func (r hostRecord) encode() []byte {
 	if r.policy.MaxPages != nil {
 		b = binary.AppendUvarint(b, uint64(max(*r.policy.MaxPages, 0)))
 	}
-	return b
+	if !recrawl {
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(r.revisits))
+	return binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(r.capacity)))
 }
 
 func decodeHostRecord(v []byte) (hostRecord, error) {
@@ -456,6 +591,15 @@ func decodeHostRecord(v []byte) (hostRecord, error) {
 			r.policy.MaxPages = &v
 		}
 		r.blocked = flags&4 != 0
+	}
+	if d.err == nil && len(d.b) > 0 {
+		r.revisits = int(d.uvarint())
+		if len(d.b) < 4 {
+			d.err = errCorrupt
+		} else {
+			r.capacity = float64(math.Float32frombits(binary.LittleEndian.Uint32(d.b)))
+			d.b = d.b[4:]
+		}
 	}
 	if d.err != nil {
 		return hostRecord{}, fmt.Errorf("%w: host record", d.err)

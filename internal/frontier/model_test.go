@@ -231,7 +231,7 @@ func runModel(t *testing.T, seed uint64, steps int) {
 	clock := func() time.Time { return now }
 	dir := t.TempDir()
 	open := func() *Frontier {
-		f, err := Open(Options{Dir: dir, Policy: politeness.Policy{Delay: delay}, LeaseTimeout: leaseTimeout, Now: clock})
+		f, err := Open(Options{Dir: dir, Policy: politeness.Policy{Delay: delay}, LeaseTimeout: leaseTimeout, Now: clock, BreadthFirst: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,17 +2,21 @@ package frontier
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/freshness"
 	"github.com/godwit-crawler/godwit/internal/politeness"
 )
 
-func openRecrawl(t testing.TB, dir string, recrawl bool) *Frontier {
+// openRecrawl opens a frontier whose revisit interval is always every.
+func openRecrawl(t testing.TB, dir string, recrawl bool, every time.Duration) *Frontier {
 	t.Helper()
-	f, err := Open(Options{Dir: dir, Policy: politeness.Policy{Delay: time.Second}, Recrawl: recrawl, Rand: func() float64 { return 0 }})
+	f, err := Open(Options{Dir: dir, Policy: politeness.Policy{Delay: time.Second}, Recrawl: recrawl, Rand: func() float64 { return 0 },
+		Freshness: freshness.Policy{MinInterval: every, MaxInterval: every}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +30,7 @@ func openRecrawl(t testing.TB, dir string, recrawl bool) *Frontier {
 func TestRevisitDue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
-		f := openRecrawl(t, dir, true)
+		f := openRecrawl(t, dir, true, time.Hour)
 		ctx := t.Context()
 		f.Add(ctx, []crawl.Link{link("a", 1)})
 		l := mustNext(t, f)
@@ -34,13 +38,13 @@ func TestRevisitDue(t *testing.T) {
 		capture := &crawl.Capture{File: "x.warc.gz", Offset: 1, Length: 2, RecordID: "<urn:uuid:1>", Date: end}
 		valid := crawl.Validators{ETag: `"v1"`}
 		f.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Done, Requested: true, End: end, Status: 200,
-			Capture: capture, Validators: valid, NextVisit: end.Add(time.Hour)})
+			Capture: capture, Validators: valid})
 		if s := f.Stats(); s.Queued != 0 {
 			t.Fatalf("queued after the fetch = %d", s.Queued)
 		}
 		f.Close()
 
-		f = openRecrawl(t, dir, true)
+		f = openRecrawl(t, dir, true, time.Hour)
 		defer f.Close()
 		l = mustNext(t, f) // waits for the due time: no ErrExhausted
 		if got := time.Since(end); got != time.Hour {
@@ -50,8 +54,8 @@ func TestRevisitDue(t *testing.T) {
 			t.Errorf("revisit task = %+v (prior %+v)", l.Task, l.Task.Prior)
 		}
 		f.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Done, Requested: true, End: time.Now(), Status: 304})
-		if _, err := f.Next(ctx); !errors.Is(err, crawl.ErrExhausted) {
-			t.Errorf("Next with nothing queued or due = %v, want ErrExhausted", err)
+		if info, _, _ := f.URL("a", l.Task.Key); info.NextVisit != time.Now().Add(time.Hour) || info.Visits != 2 {
+			t.Errorf("after the revisit: next visit %v (want in 1h), %d visits (want 2)", info.NextVisit, info.Visits)
 		}
 	})
 }
@@ -60,7 +64,7 @@ func TestRevisitDue(t *testing.T) {
 // for a host's politeness gap is promoted in time.
 func TestRevisitWakesWaitingNext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := openRecrawl(t, t.TempDir(), true)
+		f := openRecrawl(t, t.TempDir(), true, 2*time.Second)
 		defer f.Close()
 		ctx := t.Context()
 		f.Add(ctx, []crawl.Link{link("a", 1), link("b", 1), link("b", 2)})
@@ -70,7 +74,7 @@ func TestRevisitWakesWaitingNext(t *testing.T) {
 			la, lb = lb, la
 		}
 		now := time.Now()
-		f.Complete(ctx, la, crawl.Outcome{Disposition: crawl.Done, Requested: true, End: now, NextVisit: now.Add(2 * time.Second)})
+		f.Complete(ctx, la, crawl.Outcome{Disposition: crawl.Done, Requested: true, End: now, Status: 200})
 		// b's next URL waits for a long Crawl-delay: 10 minutes.
 		f.Complete(ctx, lb, crawl.Outcome{Disposition: crawl.Done, Requested: true, End: now,
 			Robots: &crawl.RobotsState{Status: crawl.RobotsMissing, FetchedAt: now}})
@@ -85,16 +89,188 @@ func TestRevisitWakesWaitingNext(t *testing.T) {
 	})
 }
 
-// TestNoRecrawlIgnoresNextVisit: without Recrawl a crawl is one pass.
-func TestNoRecrawlIgnoresNextVisit(t *testing.T) {
+// TestNoRecrawlIsOnePass: without Recrawl a crawl is one pass.
+func TestNoRecrawlIsOnePass(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := openRecrawl(t, t.TempDir(), false)
+		f := openRecrawl(t, t.TempDir(), false, time.Minute)
 		defer f.Close()
 		f.Add(t.Context(), []crawl.Link{link("a", 1)})
 		l := mustNext(t, f)
-		f.Complete(t.Context(), l, crawl.Outcome{Disposition: crawl.Done, Requested: true, End: time.Now(), NextVisit: time.Now().Add(time.Minute)})
+		f.Complete(t.Context(), l, crawl.Outcome{Disposition: crawl.Done, Requested: true, End: time.Now(), Status: 200})
 		if _, err := f.Next(t.Context()); !errors.Is(err, crawl.ErrExhausted) {
 			t.Errorf("Next = %v, want ErrExhausted", err)
+		}
+	})
+}
+
+// done completes l as a fetch that ended now with a 200 whose content has
+// fingerprint content.
+func done(t *testing.T, f *Frontier, l crawl.Lease, content uint64) {
+	t.Helper()
+	now := time.Now()
+	err := f.Complete(t.Context(), l, crawl.Outcome{Disposition: crawl.Done, Requested: true, Start: now, End: now,
+		Status: 200, Content: content, Spent: l.Task.Cash, Validators: crawl.Validators{ETag: fmt.Sprintf(`"%d"`, content)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestChangeEstimatePersists: each fetch is an observation, changed when
+// the content fingerprint differs, and the estimate, history and next
+// visit are kept in the URL record across a restart. A page whose
+// content changes at every visit is estimated to change far more often
+// than one that never does.
+func TestChangeEstimatePersists(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		f := openRecrawl(t, dir, true, time.Minute)
+		ctx := t.Context()
+		fast, static := link("a", 1), link("b", 1)
+		f.Add(ctx, []crawl.Link{fast, static})
+		for v := range uint64(8) {
+			for range 2 {
+				l := mustNext(t, f) // waits for the revisit, a minute after the last
+				content := uint64(1)
+				if l.Task.Key == fast.Key {
+					content = 100 + v
+				}
+				if v > 0 && (!l.Task.Revisit || l.Task.Validators.IsZero()) {
+					t.Fatalf("visit %d of %s: revisit %v, validators %+v: want a conditional revisit", v, l.Task.Key, l.Task.Revisit, l.Task.Validators)
+				}
+				done(t, f, l, content)
+			}
+		}
+		before := map[string]crawl.URLInfo{}
+		for _, l := range []crawl.Link{fast, static} {
+			info, _, _ := f.URL(l.Host, l.Key)
+			before[l.Key] = info
+		}
+		f.Close()
+
+		f = openRecrawl(t, dir, true, time.Minute)
+		defer f.Close()
+		for _, l := range []crawl.Link{fast, static} {
+			info, ok, err := f.URL(l.Host, l.Key)
+			if err != nil || !ok || info != before[l.Key] {
+				t.Errorf("%s after a restart: %+v (ok %v, err %v), before %+v", l.Key, info, ok, err, before[l.Key])
+			}
+			if info.Visits != 8 || info.NextVisit != info.FetchedAt.Add(time.Minute) || info.Interval != time.Minute {
+				t.Errorf("%s: %d visits, next %v after the last fetch at %v (interval %v): want 8, a minute later", l.Key,
+					info.Visits, info.NextVisit, info.FetchedAt, info.Interval)
+			}
+		}
+		fi, si := before[fast.Key], before[static.Key]
+		if fi.Changed != 7 || si.Changed != 0 || fi.LastChange != fi.FetchedAt {
+			t.Errorf("changes seen: fast %d (last %v, fetched %v), static %d; want 7 and 0", fi.Changed, fi.LastChange, fi.FetchedAt, si.Changed)
+		}
+		if !(fi.ChangeRate > 10*si.ChangeRate) || !(fi.ChangeRate > 1/120.0) {
+			t.Errorf("change rates: fast %g/s, static %g/s; want fast above one per 2 minutes and 10× static", fi.ChangeRate, si.ChangeRate)
+		}
+	})
+}
+
+// TestRevisitShareSplitsHost: a host with revisits due and discovery
+// waiting gives revisits the configured share of its leases; without
+// discovery, revisits take every lease. The share set through Control
+// survives a restart, and is refused out of range or without recrawl.
+func TestRevisitShareSplitsHost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		f := openRecrawl(t, dir, true, time.Minute)
+		ctx := t.Context()
+		for i := range 20 {
+			f.Add(ctx, []crawl.Link{link("a", i)})
+		}
+		for range 20 {
+			done(t, f, mustNext(t, f), 1)
+		}
+		time.Sleep(2 * time.Minute) // all 20 due
+		for i := range 20 {
+			f.Add(ctx, []crawl.Link{link("a", 100+i)})
+		}
+		revisits := 0
+		for range 20 {
+			l := mustNext(t, f)
+			if l.Task.Revisit {
+				revisits++
+			}
+			done(t, f, l, 1)
+		}
+		if revisits < 5 || revisits > 7 {
+			t.Errorf("%d of 20 leases were revisits with a share of 0.3, want 6±1", revisits)
+		}
+		if s := f.Stats().Recrawl; s.DueBacklog != 20-revisits || s.Share != DefaultRevisitShare {
+			t.Errorf("stats: %+v, want %d revisits waiting and the default share", s, 20-revisits)
+		}
+
+		if err := f.Control(ctx, crawl.Control{Op: crawl.SetRevisitShare, Share: 1}); err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []float64{-0.1, 1.5} {
+			if err := f.Control(ctx, crawl.Control{Op: crawl.SetRevisitShare, Share: bad}); err == nil {
+				t.Errorf("share %v accepted", bad)
+			}
+		}
+		f.Close()
+		f = openRecrawl(t, dir, true, time.Minute)
+		defer f.Close()
+		if s := f.Stats().Recrawl.Share; s != 1 {
+			t.Errorf("share after a restart = %v, want 1", s)
+		}
+		for i := range 20 - revisits {
+			if l := mustNext(t, f); !l.Task.Revisit {
+				t.Fatalf("lease %d with a share of 1 and revisits waiting: %s is not a revisit", i, l.Task.Key)
+			} else {
+				done(t, f, l, 1)
+			}
+		}
+
+		one := openRecrawl(t, t.TempDir(), false, time.Minute)
+		defer one.Close()
+		if err := one.Control(ctx, crawl.Control{Op: crawl.SetRevisitShare, Share: 0.5}); err == nil {
+			t.Error("a one-pass frontier accepted a revisit share")
+		}
+	})
+}
+
+// TestImportanceOrdersQueue: within a host, URLs with more OPIC cash are
+// leased first, and cash arriving later moves a queued URL up; a link
+// bringing cash and a shorter path at once leaves one entry.
+func TestImportanceOrdersQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := openRecrawl(t, t.TempDir(), false, time.Minute)
+		defer f.Close()
+		ctx := t.Context()
+		withCash := func(l crawl.Link, depth int, cash float64) crawl.Link {
+			l.Depth, l.Cash = depth, cash
+			return l
+		}
+		f.Add(ctx, []crawl.Link{withCash(link("a", 0), 0, 1)}) // the seed
+		f.Add(ctx, []crawl.Link{withCash(link("a", 1), 3, 0.01), withCash(link("a", 2), 3, 0.01),
+			withCash(link("a", 3), 3, 0.01), withCash(link("a", 4), 3, 0.01)})
+		// Many pages link to 3; 4 is found again by a shorter path, with cash.
+		for range 8 {
+			f.Add(ctx, []crawl.Link{withCash(link("a", 3), 3, 0.5)})
+		}
+		f.Add(ctx, []crawl.Link{withCash(link("a", 4), 1, 0.02)})
+		if s := f.Stats(); s.Queued != 5 {
+			t.Fatalf("queued = %d, want 5 (one entry per URL)", s.Queued)
+		}
+		var order []string
+		for range 5 {
+			l := mustNext(t, f)
+			order = append(order, l.Task.Key[len("http://a/p/"):])
+			done(t, f, l, 1)
+		}
+		if order[0] != "3" || order[1] != "0" {
+			t.Errorf("lease order %v: want 3 (cash 4.01), then the seed (1), then the rest", order)
+		}
+		if _, err := f.Next(ctx); !errors.Is(err, crawl.ErrExhausted) {
+			t.Errorf("after every URL once: %v, want ErrExhausted", err)
+		}
+		info, _, _ := f.URL("a", link("a", 3).Key)
+		if info.History < 4 || info.Cash != 0 {
+			t.Errorf("3 after its fetch: history %v, cash %v; want its cash (4.01) plus the grant in history, none left", info.History, info.Cash)
 		}
 	})
 }

@@ -1,0 +1,140 @@
+package frontier
+
+import (
+	"bytes"
+	"math"
+
+	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/freshness"
+	"github.com/godwit-crawler/godwit/internal/kv"
+)
+
+// Importance (docs/freshness.md, "Importance"). Every URL record holds
+// OPIC cash and history. A link brings the cash the worker handed it
+// (crawl.Link.Cash): a new URL starts with it, a known one adds it. A
+// fetch moves the URL's cash, plus freshness.Grant, into its history.
+// The frontier keeps the sum of all cash and history in opic.total, so
+// that a URL's importance relative to the average one is a division.
+// Each host's queue is ordered by band (freshness.Band of importance,
+// depth and sitemap priority): as cash flows to a queued URL, it moves
+// up a band each time its importance doubles.
+
+// opic is the crawl-wide part of OPIC.
+type opic struct {
+	// total is the sum of the cash and history of every URL record.
+	total float64
+}
+
+// importance is the URL's importance relative to the average URL known.
+// f.mu must be held.
+func (f *Frontier) importance(rec urlRecord) float64 {
+	return freshness.Importance(rec.history, rec.cash, f.opic.total, int(f.counts.seen))
+}
+
+// band is the discovery band a URL with record rec is queued in. f.mu
+// must be held.
+func (f *Frontier) band(rec urlRecord) uint8 {
+	if f.breadthFirst {
+		return priority(rec.depth)
+	}
+	p, has := sitemapPriority(rec.sitemapPrio)
+	return firstBand + freshness.Band(f.importance(rec), rec.depth, p, has)
+}
+
+// encodeSitemapPriority is a sitemap priority as records keep it: 0 for
+// none, else one plus thousandths.
+func encodeSitemapPriority(h crawl.Hints) uint16 {
+	if !h.HasPriority {
+		return 0
+	}
+	return 1 + uint16(math.Round(min(max(h.Priority, 0), 1)*1000))
+}
+
+func sitemapPriority(v uint16) (p float64, has bool) {
+	if v == 0 {
+		return 0, false
+	}
+	return float64(v-1) / 1000, true
+}
+
+// take applies what a link to a known URL brings to its record: its
+// cash, and a sitemap's hints. It reports whether rec changed; the
+// caller writes it (settle, or shorterPath). A fetched URL takes cash
+// only when it will be fetched again (recrawl); otherwise the cash is
+// dropped, and left out of the total. f.mu must be held.
+func (f *Frontier) take(rec *urlRecord, l crawl.Link) bool {
+	changed := f.hint(rec, l.Hints)
+	if l.Cash > 0 && (rec.state == urlQueued || f.re != nil) {
+		rec.cash += l.Cash
+		f.opic.total += l.Cash
+		changed = true
+	}
+	return changed
+}
+
+// settle writes a known URL's changed record (rec, under key uk) to b. A
+// queued URL whose band rose moves to the back of its new band. f.mu
+// must be held.
+func (f *Frontier) settle(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec urlRecord, l crawl.Link) error {
+	if rec.state != urlQueued || rec.prio == revisitBand || f.leased[l.Key] != nil {
+		b.Set(uk, rec.encode())
+		return nil
+	}
+	prio := f.band(rec)
+	if prio >= rec.prio {
+		// Bands only rise with cash; a lower one (the average grew
+		// meanwhile) is not worth a move.
+		b.Set(uk, rec.encode())
+		return nil
+	}
+	return f.move(b, dirty, uk, &rec, l.Host, nil, prio)
+}
+
+// hint takes up a sitemap's statements about a known URL: its priority,
+// and, until the URL's first visit, the change frequency its change
+// estimate starts from. It reports whether rec changed.
+func (f *Frontier) hint(rec *urlRecord, h crawl.Hints) bool {
+	changed := false
+	if p := encodeSitemapPriority(h); p != 0 && p != rec.sitemapPrio {
+		rec.sitemapPrio, changed = p, true
+	}
+	if f.re != nil && h.ChangeFreq != "" && (rec.fresh == nil || rec.fresh.Visits == 0) {
+		s := f.re.policy.NewState(h.ChangeFreq)
+		if rec.fresh == nil || *rec.fresh != s {
+			rec.fresh, changed = &s, true
+		}
+	}
+	return changed
+}
+
+// move puts a queued URL's entry at the back of band prio, changing its
+// task with edit (nil: unchanged), and writes rec. f.mu must be held.
+func (f *Frontier) move(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec *urlRecord, hostName string, edit func(*crawl.Task), prio uint8) error {
+	h, err := f.activeHost(hostName)
+	if err != nil {
+		return err
+	}
+	oldKey := queueKey(hostName, rec.prio, rec.seq)
+	v, ok, err := f.db.Get(oldKey)
+	if err != nil || !ok {
+		if err == nil {
+			b.Set(uk, rec.encode()) // its entry was completed in this batch's past
+		}
+		return err
+	}
+	t, err := decodeTask(v)
+	if err != nil {
+		return err
+	}
+	if edit != nil {
+		edit(&t)
+	}
+	b.Delete(oldKey)
+	f.dequeued(h, oldKey)
+	if h.head != nil && bytes.Equal(h.head.key, oldKey) {
+		h.head = nil
+	}
+	f.enqueue(b, h, uk, t, *rec, prio)
+	dirty[h] = struct{}{}
+	return nil
+}
