@@ -22,7 +22,8 @@ import (
 )
 
 // The admin commands are clients of a running crawl's admin API
-// (internal/admin): status, seeds add, hosts, pause, resume.
+// (internal/admin): status, seeds add, hosts, pause, resume; and recrawl
+// share (recrawl.go).
 
 // adminFlags are the flags every admin client command takes.
 type adminFlags struct {
@@ -153,7 +154,8 @@ func newStatusCmd() *cobra.Command {
 		Use:   "status",
 		Short: "Show a running crawl's status",
 		Long: `Show a running crawl's status, from its admin server: fetch rates, queue,
-hosts by state, errors, deduplication and the busiest hosts.`,
+hosts by state, errors, deduplication, revisits (continuous crawls) and the
+busiest hosts.`,
 		Example: `  godwit status
   godwit status --admin 10.0.0.5:7070 --admin-token "$TOKEN" --json`,
 		Args: cobra.NoArgs,
@@ -203,6 +205,9 @@ func printStatus(out io.Writer, st admin.Status) {
 	fmt.Fprintf(tw, "dedup\t%s revisits, %s not modified, %s near-duplicates, %s URLs seen\n",
 		humanCount(d.Revisits), humanCount(d.NotModified), humanCount(d.NearDuplicates), humanCount(d.SeenURLs))
 	fmt.Fprintf(tw, "WARC\t%s\n", adminBytes(st.WARCBytes))
+	if st.Recrawl != nil {
+		printRecrawl(tw, st.Recrawl)
+	}
 	tw.Flush()
 	if len(st.TopHosts) > 0 {
 		fmt.Fprintln(out, "\nbusiest hosts (requests in the last 10 minutes):")

@@ -15,10 +15,11 @@ import (
 )
 
 // adminBackend is a fake crawl for the admin client commands; it records
-// the calls it gets.
+// the calls it gets. SetRevisitShare answers shareErr.
 type adminBackend struct {
-	mu    sync.Mutex
-	calls []string
+	mu       sync.Mutex
+	calls    []string
+	shareErr error
 }
 
 func (b *adminBackend) rec(format string, args ...any) {
@@ -41,6 +42,9 @@ func (b *adminBackend) Status() admin.Status {
 		Errors:    map[string]int64{"transient": 12, "permanent": 3, "policy": 40},
 		ErrorRate: 0.0012, WARCBytes: 3 << 30,
 		TopHosts: []admin.HostRequests{{Host: "a.example", Requests: 312}, {Host: "bb.example", Requests: 9}},
+		Recrawl: &admin.RecrawlStatus{Enabled: true, Policy: "optimal", Share: 0.3, RevisitShare: 0.31, Scheduled: 5000,
+			DueBacklog: 120, LagSeconds: 4, CapacityPerSecond: 20, BudgetPerSecond: 6, Freshness: 0.82,
+			Revisits: 1204, NotModified: 1132, Unchanged: 1150},
 	}
 }
 
@@ -104,7 +108,18 @@ func (b *adminBackend) Unblock(ctx context.Context, host string) error {
 }
 
 func (b *adminBackend) URL(ctx context.Context, rawURL string) (admin.URLInfo, error) {
-	return admin.URLInfo{}, admin.ErrNotFound
+	b.rec("URL %s", rawURL)
+	if !strings.Contains(rawURL, "changing") {
+		return admin.URLInfo{}, admin.ErrNotFound
+	}
+	return changingURL, nil
+}
+
+func (b *adminBackend) SetRevisitShare(ctx context.Context, share float64) error {
+	b.rec("SetRevisitShare %g", share)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.shareErr
 }
 
 func (b *adminBackend) Pause()  { b.rec("Pause") }
@@ -135,7 +150,10 @@ func TestAdminCommands(t *testing.T) {
 	}{
 		{[]string{"status"}, "", []string{"paused, up 3h14m", "123,456 pages (4.2/s over 1m, 3.9/s over 10m)", "5,432 URLs, 8 in flight",
 			"120 known, 40 active (12 ready, 27 waiting, 1 blocked)", "3 permanent, 40 policy, 12 transient (0.12% of fetches)", "3.0 GiB",
+			"revisits  share 31% (reserved 30%), 120 due (lag 4s), freshness ~0.82, 304s 94% of 1,204 revisits",
+			"budget 6.0/s of 20.0/s capacity, 5,000 scheduled, optimal policy",
 			"busiest hosts", "a.example", "312"}, ""},
+		{[]string{"status", "--json"}, "", []string{`"recrawl":{"enabled":true,"policy":"optimal","share":0.3,"revisit_share":0.31`, `"not_modified_share":0.94`}, ""},
 		{[]string{"status", "--json"}, "", []string{`"paused":true`, `"pages_fetched":123456`}, ""},
 		{[]string{"hosts"}, "", []string{"HOST", "QUEUED", "a.example", "1,200", "2.5s (crawl-delay)", "b.example (blocked)", "open"}, "Hosts queued 50"},
 		{[]string{"hosts", "--sort", "errors", "--limit", "5"}, "", []string{"a.example"}, "Hosts errors 5"},

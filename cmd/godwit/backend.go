@@ -59,7 +59,32 @@ func (b *backend) Status() admin.Status {
 	for _, h := range act.TopHosts {
 		st.TopHosts = append(st.TopHosts, admin.HostRequests{Host: h.Host, Requests: h.Requests})
 	}
+	st.Recrawl = recrawlStatus(fs.Recrawl)
 	return st
+}
+
+// recrawlStatus is the API's view of revisiting; nil when the crawl does
+// not recrawl. (The server derives NotModifiedShare.)
+func recrawlStatus(r crawl.RecrawlStats) *admin.RecrawlStatus {
+	if !r.Enabled {
+		return nil
+	}
+	return &admin.RecrawlStatus{
+		Enabled:           true,
+		Policy:            r.Policy,
+		Share:             r.Share,
+		RevisitShare:      r.RevisitShare,
+		Scheduled:         int64(r.Scheduled),
+		DueBacklog:        int64(r.DueBacklog),
+		LagSeconds:        r.Lag.Seconds(),
+		CapacityPerSecond: r.Capacity,
+		BudgetPerSecond:   r.Budget,
+		Mu:                r.Mu,
+		Freshness:         r.Freshness,
+		Revisits:          r.Revisits,
+		NotModified:       r.NotModified,
+		Unchanged:         r.Unchanged,
+	}
 }
 
 func (b *backend) AddSeeds(ctx context.Context, urls []string, priority int) (admin.SeedsResult, error) {
@@ -189,7 +214,10 @@ func (b *backend) URL(_ context.Context, raw string) (admin.URLInfo, error) {
 	}
 	out := admin.URLInfo{URL: u.String(), Key: key, Host: host, State: "done", Depth: info.Depth,
 		Status: info.Status, FetchedAt: info.FetchedAt, ETag: info.Validators.ETag, LastMod: info.Validators.LastModified,
-		NextVisit: info.NextVisit}
+		NextVisit: info.NextVisit, Revisit: info.Revisit,
+		ChangeRate: info.ChangeRate, RateError: info.RateError, Visits: info.Visits, Changed: info.Changed,
+		LastChange: info.LastChange, IntervalSeconds: info.Interval.Seconds(),
+		Importance: info.Importance, Cash: info.Cash, History: info.History, Band: info.Band}
 	if info.Queued {
 		out.State = "queued"
 	}
@@ -197,6 +225,19 @@ func (b *backend) URL(_ context.Context, raw string) (admin.URLInfo, error) {
 		out.WARC = &admin.WARCLocation{File: c.File, Offset: c.Offset, Length: c.Length, RecordID: c.RecordID}
 	}
 	return out, nil
+}
+
+// SetRevisitShare applies the operator's revisit share. A share out of
+// range, or a crawl that does not recrawl, is the caller's fault
+// (ErrInvalid); the frontier's own failures are not.
+func (b *backend) SetRevisitShare(ctx context.Context, share float64) error {
+	if !(share >= 0 && share <= 1) {
+		return fmt.Errorf("%w: revisit share %g: want 0 to 1", admin.ErrInvalid, share)
+	}
+	if !b.frontier.Stats().Recrawl.Enabled {
+		return fmt.Errorf("%w: this crawl does not recrawl (it was not started with --continuous)", admin.ErrInvalid)
+	}
+	return b.frontier.Control(ctx, crawl.Control{Op: crawl.SetRevisitShare, Share: share})
 }
 
 func (b *backend) Pause()  { b.crawler.Pause() }

@@ -58,6 +58,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newFakewebCmd(),
 		newHostsCmd(),
 		newPauseCmd(),
+		newRecrawlCmd(),
 		newResumeCmd(),
 		newRobotsCmd(),
 		newSeedsCmd(),

@@ -34,6 +34,10 @@ type Backend interface {
 	// Resume starts again.
 	Pause()
 	Resume()
+	// SetRevisitShare sets the share of fetch capacity reserved for
+	// revisits while discovery has work (0 to 1). Durable. ErrInvalid
+	// when the share is out of range or the crawl does not recrawl.
+	SetRevisitShare(ctx context.Context, share float64) error
 }
 
 // Errors a Backend returns that map to HTTP statuses: ErrNotFound → 404,
@@ -69,6 +73,51 @@ type Status struct {
 	// minutes, most first (at most 10): the first sign of a politeness
 	// problem.
 	TopHosts []HostRequests `json:"top_hosts"`
+	// Recrawl describes revisiting; nil when the crawl does not recrawl.
+	Recrawl *RecrawlStatus `json:"recrawl,omitempty"`
+}
+
+// RecrawlStatus is Status.Recrawl: how revisits keep the collection
+// fresh. Counters are of this process (since it started).
+type RecrawlStatus struct {
+	Enabled bool   `json:"enabled"`
+	Policy  string `json:"policy"` // "optimal" or "uniform"
+	// Share is the configured share of fetch capacity reserved for
+	// revisits while discovery has work (PUT /api/recrawl);
+	// RevisitShare the measured share of recent fetches that were
+	// revisits.
+	Share        float64 `json:"share"`
+	RevisitShare float64 `json:"revisit_share"`
+	// Scheduled counts URLs with a next visit; DueBacklog those due by
+	// now (or queued as revisits, waiting for their host); LagSeconds is
+	// how overdue the oldest of them is.
+	Scheduled  int64   `json:"scheduled"`
+	DueBacklog int64   `json:"due_backlog"`
+	LagSeconds float64 `json:"lag_seconds"`
+	// CapacityPerSecond is the estimated fetch capacity, BudgetPerSecond
+	// the part of it revisits are scheduled to use, Mu the budget's
+	// Lagrange multiplier.
+	CapacityPerSecond float64 `json:"capacity_per_second"`
+	BudgetPerSecond   float64 `json:"budget_per_second"`
+	Mu                float64 `json:"mu"`
+	// Freshness is the estimated expected freshness of the collection
+	// (0 to 1) under the current schedule.
+	Freshness float64 `json:"freshness"`
+	// Revisits completed, of which NotModified were answered 304 and
+	// Unchanged found the same content (304s included).
+	Revisits    int64 `json:"revisits"`
+	NotModified int64 `json:"not_modified"`
+	Unchanged   int64 `json:"unchanged"`
+	// NotModifiedShare is NotModified / Revisits (0 without revisits);
+	// the server fills it in.
+	NotModifiedShare float64 `json:"not_modified_share"`
+}
+
+// RecrawlRequest is the body of PUT /api/recrawl.
+type RecrawlRequest struct {
+	// RevisitShare is the share of fetch capacity to reserve for
+	// revisits while discovery has work, 0 to 1. Required.
+	RevisitShare *float64 `json:"revisit_share"`
 }
 
 // HostCounts counts hosts by state.
@@ -176,6 +225,29 @@ type URLInfo struct {
 	WARC      *WARCLocation `json:"warc,omitempty"`
 	// NextVisit is when the URL is due again (recrawl); zero: not scheduled.
 	NextVisit time.Time `json:"next_visit,omitzero"`
+	// Revisit: queued (or in flight) as a revisit of a page fetched before.
+	Revisit bool `json:"revisit"`
+
+	// The change estimate: ChangeRate in changes per second, with its
+	// relative standard error; MeanChangeIntervalSeconds is 1/ChangeRate
+	// (absent when the rate is 0; the server fills it in). It rests on
+	// Visits, of which Changed saw new content; LastChange is when the
+	// content was last seen to change (absent: never).
+	ChangeRate                float64   `json:"change_rate"`
+	MeanChangeIntervalSeconds float64   `json:"mean_change_interval_seconds,omitempty"`
+	RateError                 float64   `json:"rate_error"`
+	Visits                    int       `json:"visits"`
+	Changed                   int       `json:"changed"`
+	LastChange                time.Time `json:"last_change,omitzero"`
+	// IntervalSeconds is the revisit interval last chosen (0: none).
+	IntervalSeconds float64 `json:"interval_seconds"`
+	// Importance is the URL's OPIC importance relative to the average
+	// URL (1: average), from its Cash and History; Band is the priority
+	// band it is queued in (0 first).
+	Importance float64 `json:"importance"`
+	Cash       float64 `json:"cash"`
+	History    float64 `json:"history"`
+	Band       int     `json:"band"`
 }
 
 // WARCLocation is where a capture is: file, offset and length of its

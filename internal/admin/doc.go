@@ -1,7 +1,7 @@
 // Package admin implements godwit's operator interface: an HTTP server
 // with a JSON API over a running crawl (status, seeds, per-host policy,
-// blocking, pause and resume), the embedded dashboard, /metrics and
-// /debug/pprof, all behind one set of checks.
+// blocking, the revisit share, pause and resume), the embedded
+// dashboard, /metrics and /debug/pprof, all behind one set of checks.
 //
 // The crawl is reached only through Backend, which cmd/godwit implements;
 // this package imports no other adapter.
@@ -42,8 +42,8 @@
 //
 // GET endpoints answer the JSON types of api.go (GET /api/hosts a JSON
 // array of Host, never null); POST /api/seeds answers SeedsResult; the
-// actions (policy PUT and DELETE, block, unblock, pause, resume) answer
-// 204 No Content, and the new state is read with a GET. Every route is
+// actions (policy PUT and DELETE, block, unblock, recrawl PUT, pause,
+// resume) answer 204 No Content, and the new state is read with a GET. Every route is
 // described by GET /api/openapi.json (openapi.json, checked against the
 // mux by a test).
 //

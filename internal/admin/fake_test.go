@@ -6,14 +6,18 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 )
 
 // fakeBackend records the calls it gets; hosts named "missing…" are
-// unknown, "invalid…" invalid, "broken…" fail.
+// unknown, "invalid…" invalid, "broken…" fail. With recrawl set it is a
+// continuous crawl; SetRevisitShare answers shareErr.
 type fakeBackend struct {
-	mu     sync.Mutex
-	calls  []string
-	paused bool
+	mu       sync.Mutex
+	calls    []string
+	paused   bool
+	recrawl  *RecrawlStatus
+	shareErr error
 }
 
 var _ Backend = (*fakeBackend)(nil)
@@ -45,7 +49,12 @@ func hostErr(name string) error {
 func (f *fakeBackend) Status() Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return Status{Paused: f.paused, PagesFetched: 42, QueueDepth: 7, Hosts: HostCounts{Known: 3}}
+	st := Status{Paused: f.paused, PagesFetched: 42, QueueDepth: 7, Hosts: HostCounts{Known: 3}}
+	if f.recrawl != nil {
+		rc := *f.recrawl
+		st.Recrawl = &rc
+	}
+	return st
 }
 
 func (f *fakeBackend) AddSeeds(ctx context.Context, urls []string, priority int) (SeedsResult, error) {
@@ -103,10 +112,29 @@ func (f *fakeBackend) Unblock(ctx context.Context, host string) error {
 
 func (f *fakeBackend) URL(ctx context.Context, rawURL string) (URLInfo, error) {
 	f.record("URL %s", rawURL)
-	if strings.Contains(rawURL, "missing") {
+	switch {
+	case strings.Contains(rawURL, "missing"):
 		return URLInfo{}, ErrNotFound
+	case strings.Contains(rawURL, "changing"):
+		// Changes about every 2 minutes, as an estimate on 9 visits.
+		return URLInfo{URL: rawURL, Key: rawURL, State: "queued", Revisit: true, ChangeRate: 1.0 / 120, RateError: 0.14,
+			Visits: 9, Changed: 6, LastChange: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC), IntervalSeconds: 90,
+			Importance: 2.3, Cash: 0.41, History: 3.2, Band: 5}, nil
 	}
 	return URLInfo{URL: rawURL, Key: rawURL, State: "queued"}, nil
+}
+
+func (f *fakeBackend) SetRevisitShare(ctx context.Context, share float64) error {
+	f.record("SetRevisitShare %g", share)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.shareErr != nil {
+		return f.shareErr
+	}
+	if f.recrawl != nil {
+		f.recrawl.Share = share
+	}
+	return nil
 }
 
 func (f *fakeBackend) Pause() {

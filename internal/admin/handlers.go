@@ -29,8 +29,8 @@ const (
 // hostSorts are the orders GET /api/hosts accepts.
 var hostSorts = map[string]bool{"queued": true, "fetched": true, "errors": true}
 
-// Action endpoints (policy, block, unblock, pause, resume) answer 204 No
-// Content; the dashboard reads the new state with a GET.
+// Action endpoints (policy, block, unblock, recrawl, pause, resume) answer
+// 204 No Content; the dashboard reads the new state with a GET.
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	st := s.b.Status()
@@ -42,6 +42,14 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	}
 	if st.TopHosts == nil {
 		st.TopHosts = []HostRequests{}
+	}
+	if st.Recrawl != nil {
+		rc := *st.Recrawl // the backend's, perhaps shared: not ours to change
+		rc.NotModifiedShare = 0
+		if rc.Revisits > 0 {
+			rc.NotModifiedShare = float64(rc.NotModified) / float64(rc.Revisits)
+		}
+		st.Recrawl = &rc
 	}
 	writeJSON(w, http.StatusOK, st)
 }
@@ -157,6 +165,23 @@ func (s *Server) unblock(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+func (s *Server) setRecrawl(w http.ResponseWriter, r *http.Request) {
+	var req RecrawlRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	switch {
+	case req.RevisitShare == nil:
+		writeError(w, http.StatusBadRequest, "revisit_share: required (a number from 0 to 1)")
+		return
+	case !(*req.RevisitShare >= 0 && *req.RevisitShare <= 1):
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("revisit_share: %g is not a number from 0 to 1", *req.RevisitShare))
+		return
+	}
+	share := *req.RevisitShare
+	s.act(w, r, func() error { return s.b.SetRevisitShare(r.Context(), share) }, "set revisit share", "", "share", share)
+}
+
 func (s *Server) pause(w http.ResponseWriter, r *http.Request) {
 	s.act(w, r, func() error { s.b.Pause(); return nil }, "pause", "")
 }
@@ -166,13 +191,13 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
 }
 
 // act runs an operator action, logs it (actions change the crawl, so they
-// are logged at Info) and answers 204.
-func (s *Server) act(w http.ResponseWriter, r *http.Request, f func() error, what, host string) {
+// are logged at Info, with attrs) and answers 204.
+func (s *Server) act(w http.ResponseWriter, r *http.Request, f func() error, what, host string, attrs ...any) {
 	if err := f(); err != nil {
 		s.backendError(w, r, err)
 		return
 	}
-	s.o.Logger.Info("admin action", "action", what, "host", host, "remote", r.RemoteAddr)
+	s.o.Logger.Info("admin action", append([]any{"action", what, "host", host, "remote", r.RemoteAddr}, attrs...)...)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -190,6 +215,10 @@ func (s *Server) url(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.backendError(w, r, err)
 		return
+	}
+	info.MeanChangeIntervalSeconds = 0
+	if info.ChangeRate > 0 {
+		info.MeanChangeIntervalSeconds = 1 / info.ChangeRate
 	}
 	writeJSON(w, http.StatusOK, info)
 }

@@ -105,6 +105,7 @@ func New(b Backend, o Options) (*Server, error) {
 		{"POST", "/api/hosts/{host}/block", s.block},
 		{"POST", "/api/hosts/{host}/unblock", s.unblock},
 		{"GET", "/api/urls", s.url},
+		{"PUT", "/api/recrawl", s.setRecrawl},
 		{"POST", "/api/pause", s.pause},
 		{"POST", "/api/resume", s.resume},
 		{"GET", "/api/openapi.json", s.openAPI},

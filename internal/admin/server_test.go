@@ -139,6 +139,18 @@ func TestEndpoints(t *testing.T) {
 		{"url unknown", "GET", "/api/urls?url=http://missing.example/", "", 404, "not_found", "", "URL http://missing.example/"},
 		{"url missing", "GET", "/api/urls", "", 400, "bad_request", "url", ""},
 		{"url too long", "GET", "/api/urls?url=http://a/" + strings.Repeat("x", maxURLLength), "", 400, "bad_request", "longer", ""},
+		{"url change estimate", "GET", "/api/urls?url=http://changing.example/", "", 200, "", `"mean_change_interval_seconds":120,`, "URL http://changing.example/"},
+		{"recrawl share", "PUT", "/api/recrawl", `{"revisit_share":0.3}`, 204, "", "", "SetRevisitShare 0.3"},
+		{"recrawl share 0", "PUT", "/api/recrawl", `{"revisit_share":0}`, 204, "", "", "SetRevisitShare 0"},
+		{"recrawl share 1", "PUT", "/api/recrawl", `{"revisit_share":1}`, 204, "", "", "SetRevisitShare 1"},
+		{"recrawl share above 1", "PUT", "/api/recrawl", `{"revisit_share":1.5}`, 400, "bad_request", "revisit_share", ""},
+		{"recrawl share negative", "PUT", "/api/recrawl", `{"revisit_share":-0.1}`, 400, "bad_request", "revisit_share", ""},
+		{"recrawl share missing", "PUT", "/api/recrawl", `{}`, 400, "bad_request", "revisit_share: required", ""},
+		{"recrawl share null", "PUT", "/api/recrawl", `{"revisit_share":null}`, 400, "bad_request", "revisit_share: required", ""},
+		{"recrawl share as text", "PUT", "/api/recrawl", `{"revisit_share":"30%"}`, 400, "bad_request", "bad JSON", ""},
+		{"recrawl unknown field", "PUT", "/api/recrawl", `{"share":0.3}`, 400, "bad_request", "unknown field", ""},
+		{"recrawl no body", "PUT", "/api/recrawl", "", 400, "bad_request", "body is required", ""},
+		{"recrawl GET", "GET", "/api/recrawl", "", 405, "method_not_allowed", "PUT", ""},
 		{"pause", "POST", "/api/pause", "", 204, "", "", "Pause"},
 		{"pause GET", "GET", "/api/pause", "", 405, "method_not_allowed", "", ""},
 		{"resume", "POST", "/api/resume", "", 204, "", "", "Resume"},
@@ -199,6 +211,9 @@ func TestBodyRules(t *testing.T) {
 		{"form body", "PUT", "/api/hosts/a/policy", `{"delay_ms":1}`, "application/x-www-form-urlencoded", 400},
 		{"json with charset", "POST", "/api/seeds", `{"urls":["http://a/"]}`, "application/json; charset=utf-8", 200},
 		{"body on block without type", "POST", "/api/hosts/a/block", `{}`, "", 400},
+		{"recrawl text/plain", "PUT", "/api/recrawl", `{"revisit_share":0.3}`, "text/plain", 400},
+		{"recrawl without type", "PUT", "/api/recrawl", `{"revisit_share":0.3}`, "", 400},
+		{"recrawl json", "PUT", "/api/recrawl", `{"revisit_share":0.3}`, "application/json", 204},
 		{"too large", "POST", "/api/seeds", `{"urls":["` + strings.Repeat("x", maxBody) + `"]}`, "application/json", 400},
 	}
 	for _, tt := range tests {
@@ -290,11 +305,17 @@ func TestToken(t *testing.T) {
 	if r := do(t, ts, "POST", "/api/pause", ""); r.status != 401 {
 		t.Errorf("POST /api/pause without token = %d", r.status)
 	}
+	if r := do(t, ts, "PUT", "/api/recrawl", `{"revisit_share":0.3}`); r.status != 401 {
+		t.Errorf("PUT /api/recrawl without token = %d", r.status)
+	}
 	if calls := b.Calls(); len(calls) != 0 {
 		t.Errorf("backend calls without token: %q", calls)
 	}
 	if r := do(t, ts, "POST", "/api/pause", "", "Authorization", "Bearer "+token); r.status != 204 {
 		t.Errorf("POST /api/pause with token = %d %s", r.status, r.body)
+	}
+	if r := do(t, ts, "PUT", "/api/recrawl", `{"revisit_share":0.3}`, "Authorization", "Bearer "+token); r.status != 204 {
+		t.Errorf("PUT /api/recrawl with token = %d %s", r.status, r.body)
 	}
 }
 
@@ -386,6 +407,8 @@ func TestOrigin(t *testing.T) {
 		{"POST", "/api/pause", "", []string{"Origin", "http://evil.test"}, 403},
 		{"POST", "/api/seeds", `{"urls":["http://a/"]}`, []string{"Origin", "http://evil.test"}, 403},
 		{"POST", "/api/pause", "", []string{"Origin", "null"}, 403},
+		{"PUT", "/api/recrawl", `{"revisit_share":0.3}`, []string{"Origin", "http://evil.test"}, 403},
+		{"PUT", "/api/recrawl", `{"revisit_share":0.3}`, []string{"Origin", ts.URL, "Sec-Fetch-Site", "cross-site"}, 403},
 		{"POST", "/api/pause", "", []string{"Origin", "https://" + ts.Listener.Addr().String()}, 403},
 		{"GET", "/debug/pprof/", "", []string{"Origin", "http://evil.test"}, 403},
 		{"POST", "/api/pause", "", []string{"Origin", ts.URL, "Sec-Fetch-Site", "cross-site"}, 403},

@@ -115,6 +115,9 @@ var (
 				{Host: "h2.test", Requests: 120},
 				{Host: "<i>3.test", Requests: 60}, // must be shown as text, not markup
 			},
+			Recrawl: &admin.RecrawlStatus{Enabled: true, Policy: "optimal", Share: 0.3, RevisitShare: 0.31,
+				Scheduled: 5000, DueBacklog: 120, LagSeconds: 4, CapacityPerSecond: 20, BudgetPerSecond: 6, Mu: 0.002,
+				Freshness: 0.82, Revisits: 1204, NotModified: 1132, Unchanged: 1150, NotModifiedShare: 0.94},
 		}
 		// 60 intervals of 10 s, rising: 0, 2, …, 118 pages (11.8 pages/s last).
 		for i := range 60 {
@@ -136,9 +139,11 @@ var (
 )
 
 // dashboardServer serves admin.UI() as the admin server does, with a fake
-// JSON API. fail makes every /api/ request answer that status.
+// JSON API. fail makes every /api/ request answer that status; onePass
+// leaves recrawl out of the status.
 type dashboardServer struct {
-	fail int
+	fail    int
+	onePass bool
 
 	mu         sync.Mutex
 	hostsQuery []string // the query strings /api/hosts was asked with
@@ -153,7 +158,11 @@ func (d *dashboardServer) handler() http.Handler {
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(ui)))
 	api := http.NewServeMux()
 	api.HandleFunc("GET /api/status", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, dashStatus)
+		st := dashStatus
+		if d.onePass {
+			st.Recrawl = nil
+		}
+		writeJSON(w, http.StatusOK, st)
 	})
 	api.HandleFunc("GET /api/hosts", func(w http.ResponseWriter, r *http.Request) {
 		d.mu.Lock()
@@ -286,6 +295,39 @@ func TestDashboardInChromium(t *testing.T) {
 			t.Errorf("/api/hosts queries = %q, want sort=queued&limit=20", d.hostsQuery)
 		}
 		d.mu.Unlock()
+
+		// Revisits: shown, with the measured share against the reserved
+		// one, as figures and as a bar with a marker.
+		if sec := byID(t, dom, "recrawl"); hasAttr(sec, "hidden") {
+			t.Errorf("#recrawl is hidden though the status has recrawl")
+		}
+		for id, want := range map[string]string{
+			"recrawl-share": "31%", "recrawl-reserved": "30%", "recrawl-backlog": "120", "recrawl-lag": "4 s",
+			"recrawl-scheduled": "5,000", "recrawl-freshness": "82%", "recrawl-not-modified": "94% of 1,204 revisits",
+			"recrawl-unchanged": "1,150", "recrawl-budget": "6.0 of 20.0 requests/s", "recrawl-policy": "optimal",
+		} {
+			if got := text(byID(t, dom, id)); got != want {
+				t.Errorf("#%s = %q, want %q", id, got, want)
+			}
+		}
+		if label := attr(byID(t, dom, "recrawl-chart"), "aria-label"); !strings.Contains(label, "31% of recent fetches") || !strings.Contains(label, "30% of fetch capacity is reserved") {
+			t.Errorf("revisit chart aria-label = %q, want the measured 31%% and reserved 30%%", label)
+		}
+		bar, _ := strconv.ParseFloat(attr(byID(t, dom, "recrawl-bar"), "width"), 64)
+		mark, _ := strconv.ParseFloat(attr(byID(t, dom, "recrawl-mark"), "x1"), 64)
+		if bar <= 0 || mark <= 0 || 4+bar <= mark {
+			t.Errorf("revisit bar ends at %v, reserved mark at %v: want the bar (31%%) past the mark (30%%)", 4+bar, mark)
+		}
+	})
+
+	t.Run("one-pass crawl", func(t *testing.T) {
+		dom := loadDashboard(t, browser, &dashboardServer{onePass: true}, "/")
+		if got := text(byID(t, dom, "state")); got != "Running." {
+			t.Errorf("#state = %q, want %q", got, "Running.")
+		}
+		if !hasAttr(byID(t, dom, "recrawl"), "hidden") {
+			t.Errorf("#recrawl is shown though the status has no recrawl")
+		}
 	})
 
 	// The real server, with a token: the operator opens /?token=, gets the
@@ -416,6 +458,9 @@ func (b *dashboardBackend) URL(ctx context.Context, rawURL string) (admin.URLInf
 }
 func (b *dashboardBackend) Pause()  {}
 func (b *dashboardBackend) Resume() {}
+func (b *dashboardBackend) SetRevisitShare(ctx context.Context, share float64) error {
+	return admin.ErrInvalid
+}
 
 // findChromium returns Debian's chromium, or skips the test without it
 // (fails, when GODWIT_REQUIRE_CHROMIUM=1: CI installed it).
@@ -497,6 +542,15 @@ func walk(n *html.Node, f func(*html.Node)) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		walk(c, f)
 	}
+}
+
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 func attr(n *html.Node, key string) string {

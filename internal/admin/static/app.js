@@ -14,12 +14,13 @@
   const int = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
   const dec1 = new Intl.NumberFormat(undefined, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   const pct = new Intl.NumberFormat(undefined, { style: "percent", maximumFractionDigits: 2 });
+  const pct1 = new Intl.NumberFormat(undefined, { style: "percent", maximumFractionDigits: 1 });
   const clock = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
 
   // el builds an element: el("td", {class: "num"}, "12"). Text is always set
   // as text, never parsed as HTML: host names come from the web.
   function el(tag, attrs, ...children) {
-    const svg = ["path", "line", "text", "g"].includes(tag);
+    const svg = ["path", "line", "rect", "text", "g"].includes(tag);
     const e = svg ? document.createElementNS("http://www.w3.org/2000/svg", tag) : document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
     for (const c of children) e.append(c instanceof Node ? c : String(c));
@@ -207,6 +208,41 @@
     setText("dedup-seen", int.format(s.dedup.seen_urls));
     drawChart(s.rate || []);
     renderTopHosts(s.top_hosts || [], Math.min(s.uptime_seconds, WINDOW_S));
+    renderRecrawl(s.recrawl);
+  }
+
+  // renderRecrawl fills the Revisits group, shown only for a crawl that
+  // recrawls (the API leaves status.recrawl out otherwise).
+  function renderRecrawl(r) {
+    $("recrawl").hidden = !r;
+    if (!r) return;
+    setText("recrawl-share", pct1.format(r.revisit_share));
+    setText("recrawl-reserved", pct1.format(r.share));
+    setText("recrawl-backlog", int.format(r.due_backlog));
+    setText("recrawl-lag", r.lag_seconds > 0 ? formatDuration(r.lag_seconds) : "none");
+    setText("recrawl-scheduled", int.format(r.scheduled));
+    setText("recrawl-freshness", pct1.format(r.freshness));
+    setText("recrawl-not-modified", r.revisits > 0
+      ? `${pct1.format(r.not_modified_share)} of ${int.format(r.revisits)} revisits`
+      : "no revisits yet");
+    setText("recrawl-unchanged", int.format(r.unchanged));
+    setText("recrawl-budget", `${dec1.format(r.budget_per_second)} of ${dec1.format(r.capacity_per_second)} requests/s`);
+    setText("recrawl-policy", r.policy || "unknown");
+    drawShareBar(r.revisit_share, r.share);
+  }
+
+  // drawShareBar draws the measured revisit share as a bar from 0 to 100%
+  // and the reserved share as a line across it.
+  function drawShareBar(measured, reserved) {
+    const W = 640, H = 40, L = 4, R = 4, T = 8, B = 8;
+    const x = (f) => (L + (W - L - R) * Math.min(Math.max(f, 0), 1)).toFixed(1);
+    const svg = $("recrawl-chart");
+    svg.replaceChildren(
+      el("rect", { class: "track", x: L, y: T, width: W - L - R, height: H - T - B }),
+      el("rect", { id: "recrawl-bar", class: "bar", x: L, y: T, width: (x(measured) - L).toFixed(1), height: H - T - B }),
+      el("line", { id: "recrawl-mark", class: "mark", x1: x(reserved), x2: x(reserved), y1: 2, y2: H - 2 }));
+    svg.setAttribute("aria-label", `Revisits were ${pct1.format(measured)} of recent fetches; ` +
+      `${pct1.format(reserved)} of fetch capacity is reserved for them.`);
   }
 
   // hostLink links to ?host=NAME, which looks the host up on load.
