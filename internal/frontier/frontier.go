@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -855,7 +856,12 @@ func (f *Frontier) finish(b *kv.Batch, ls *lease, t crawl.Task, uk []byte, out c
 	fetched := out.Requested && out.Status != 0
 	rec.state, rec.depth, rec.prio, rec.seq = urlDone, t.Depth, 0, 0
 	if t.Replay == nil {
-		rec.status, rec.capture, rec.valid = out.Status, out.Capture, out.Validators
+		rec.status, rec.valid = out.Status, out.Validators
+		if out.Status != http.StatusNotModified || rec.capture == nil {
+			// A 304 confirms the capture the URL has: the next revisit
+			// refers to that one, not to the revisit record of the 304.
+			rec.capture = out.Capture
+		}
 		if out.Requested {
 			rec.fetchedAt = out.End
 		}

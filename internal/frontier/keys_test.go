@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/freshness"
 	"github.com/godwit-crawler/godwit/internal/politeness"
 )
 
@@ -97,6 +98,93 @@ func TestHostRecordOperatorFields(t *testing.T) {
 		if got.blocked != want.blocked || got.pol.Streak != want.pol.Streak ||
 			(got.policy.Delay == nil) != (want.policy.Delay == nil) || got.policy.Delay != nil && *got.policy.Delay != d ||
 			(got.policy.MaxPages == nil) != (want.policy.MaxPages == nil) || got.policy.MaxPages != nil && *got.policy.MaxPages != n {
+			t.Errorf("round trip = %+v, want %+v", got, want)
+		}
+	}
+}
+
+// TestURLRecordExtension: importance, the change estimate and history
+// round-trip, alone or with the older trailing fields; records written
+// before they existed still decode.
+func TestURLRecordExtension(t *testing.T) {
+	s := freshness.Policy{}
+	s.Default()
+	st := s.Observe(s.NewState("daily"), freshness.Observation{At: time.UnixMilli(1_700_000_000_000)})
+	at := time.Unix(1_700_000_100, 0)
+	tests := []urlRecord{
+		{state: urlQueued, depth: 3, prio: 9, seq: 4, cash: 0.25},
+		{state: urlQueued, sitemapPrio: 801},
+		{state: urlDone, status: 200, history: 3.5, cash: 0.125, content: 0xdeadbeefcafe, fresh: &st,
+			changed: 4, lastChange: at, interval: 90 * time.Minute, nextVisit: at.Add(time.Hour)},
+		{state: urlDone, status: 304, fresh: &st, valid: crawl.Validators{ETag: `"e"`}},
+		{state: urlDone, changed: 1},
+	}
+	for _, want := range tests {
+		got, err := decodeURLRecord(want.encode())
+		if err != nil {
+			t.Fatalf("decode(encode(%+v)): %v", want, err)
+		}
+		if (got.fresh == nil) != (want.fresh == nil) || got.fresh != nil && !sameState(*got.fresh, *want.fresh) {
+			t.Errorf("change estimate = %+v, want %+v", got.fresh, want.fresh)
+		}
+		got.fresh, want.fresh = nil, nil
+		if !got.lastChange.Equal(want.lastChange) || !got.nextVisit.Equal(want.nextVisit) {
+			t.Errorf("times = %v, %v; want %v, %v", got.lastChange, got.nextVisit, want.lastChange, want.nextVisit)
+		}
+		got.lastChange, want.lastChange, got.nextVisit, want.nextVisit = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+		if got != want {
+			t.Errorf("round trip = %+v, want %+v", got, want)
+		}
+	}
+	old := urlRecord{state: urlDone, status: 200}.encode() // no extension
+	if got, err := decodeURLRecord(old); err != nil || got.fresh != nil || got.cash != 0 {
+		t.Errorf("a record without extension: %+v, %v", got, err)
+	}
+	for n := range len(tests[2].encode()) {
+		if _, err := decodeURLRecord(tests[2].encode()[:n]); err == nil && n > 20 {
+			// Cut inside the extension: must be refused, not misread.
+			t.Errorf("a record cut to %d bytes decoded without error", n)
+		}
+	}
+}
+
+func sameState(a, b freshness.State) bool {
+	return a.Changes == b.Changes && a.Exposure == b.Exposure && a.Visits == b.Visits && a.Last.Equal(b.Last) &&
+		a.LastModified.Equal(b.LastModified) && a.LastModifiedWrong == b.LastModifiedWrong
+}
+
+// FuzzURLRecord: no input makes the decoder panic, and what it accepts
+// encodes to a record that decodes the same.
+func FuzzURLRecord(f *testing.F) {
+	st := freshness.State{Changes: 2, Exposure: 3600, Visits: 3, Last: time.UnixMilli(1_700_000_000_000)}
+	f.Add(urlRecord{state: urlDone, status: 200, cash: 1, history: 2, fresh: &st, content: 7, changed: 1}.encode())
+	f.Add(urlRecord{state: urlQueued, depth: 1, prio: 3, seq: 9}.encode())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := decodeURLRecord(b)
+		if err != nil {
+			return
+		}
+		r2, err := decodeURLRecord(r.encode())
+		if err != nil {
+			t.Fatalf("re-encoded record does not decode: %v", err)
+		}
+		if (r.fresh == nil) != (r2.fresh == nil) || r.state != r2.state || r.content != r2.content || r.changed != r2.changed {
+			t.Fatalf("round trip changed the record: %+v → %+v", r, r2)
+		}
+	})
+}
+
+func TestHostRecordRecrawlFields(t *testing.T) {
+	for _, want := range []hostRecord{
+		{revisits: 3, capacity: 2.5},
+		{revisits: 1, blocked: true},
+		{capacity: 0.5, pol: politeness.HostState{Streak: 1}},
+	} {
+		got, err := decodeHostRecord(want.encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.revisits != want.revisits || got.capacity != want.capacity || got.blocked != want.blocked || got.pol.Streak != want.pol.Streak {
 			t.Errorf("round trip = %+v, want %+v", got, want)
 		}
 	}

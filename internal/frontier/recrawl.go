@@ -36,13 +36,20 @@ type recrawler struct {
 	uniform bool
 	workers int
 	share   float64 // reserved for revisits while discovery has work
+	// shareSet says share is an operator's (Options.RevisitShare or
+	// Control): kept in the store, it outlives a restart that does not
+	// set one.
+	shareSet bool
 	// sitemapInterval is how often sitemap files are read again.
 	sitemapInterval time.Duration
 
-	mu        float64 // the budget's Lagrange multiplier; 0: not calibrated
-	budget    float64 // revisits per second at the last calibration
-	freshness float64 // estimated freshness at the last calibration
-	sample    sample
+	mu      float64 // the budget's Lagrange multiplier; 0: not calibrated
+	budget  float64 // revisits per second at the last calibration
+	planned float64 // the capacity at the last calibration (uniform)
+	// replanFrom is the due-index shard the next replanning starts at.
+	replanFrom uint16
+	freshness  float64 // estimated freshness at the last calibration
+	sample     sample
 	// Calibration runs after the first 1, 2, 4, … observations while
 	// the sample is young, then every calibrateEvery observations but at
 	// most once a second, or calibratePeriod after the last if anything
@@ -76,11 +83,14 @@ func (r *recrawler) calibrationDue(now time.Time) bool {
 	if r.calibrating || r.observed == r.calibrated {
 		return false
 	}
-	if r.nextCalib < calibrateEvery {
+	since := now.Sub(r.lastCalib)
+	switch {
+	case since >= calibratePeriod:
+		return true
+	case r.nextCalib < calibrateEvery:
 		return r.observed >= r.nextCalib // young: after 1, 2, 4, … observations
 	}
-	since := now.Sub(r.lastCalib)
-	return r.observed >= r.nextCalib && since >= time.Second || since >= calibratePeriod
+	return r.observed >= r.nextCalib && since >= time.Second
 }
 
 func newRecrawler(o Options) (*recrawler, error) {
@@ -90,6 +100,7 @@ func newRecrawler(o Options) (*recrawler, error) {
 		return nil, err
 	}
 	share := o.RevisitShare
+	set := share != 0
 	switch {
 	case share == 0:
 		share = DefaultRevisitShare
@@ -102,7 +113,7 @@ func newRecrawler(o Options) (*recrawler, error) {
 	if si <= 0 {
 		si = DefaultSitemapInterval
 	}
-	return &recrawler{policy: p, uniform: o.Uniform, workers: o.Workers, share: share, sitemapInterval: si,
+	return &recrawler{policy: p, uniform: o.Uniform, workers: o.Workers, share: share, shareSet: set, sitemapInterval: si,
 		sample: newSample(sampleSize), nextCalib: 1}, nil
 }
 
@@ -112,8 +123,9 @@ const (
 	DefaultSitemapInterval = time.Hour
 )
 
-// loadRecrawl restores the revisit share an operator set and the last
-// calibration. f.mu must be held (or f not yet shared).
+// loadRecrawl restores the revisit share an operator set (unless
+// Options set one) and the last calibration. f.mu must be held (or f not
+// yet shared).
 func (f *Frontier) loadRecrawl() error {
 	v, ok, err := f.db.Get(metaKey("recrawl"))
 	if err != nil || !ok || f.re == nil {
@@ -124,16 +136,20 @@ func (f *Frontier) loadRecrawl() error {
 	if d.err != nil {
 		return fmt.Errorf("%w: recrawl state", d.err)
 	}
-	if share >= 0 {
-		f.re.share = share // the operator's, which outlives the flag
+	if share >= 0 && !f.re.shareSet {
+		f.re.share, f.re.shareSet = share, true
 	}
 	f.re.mu, f.re.budget = mu, budget
 	return nil
 }
 
-// saveRecrawl writes the operator's revisit share (negative: none) and
-// the calibration with b.
-func (f *Frontier) saveRecrawl(b *kv.Batch, share float64) {
+// saveRecrawl writes the operator's revisit share (-1: none) and the
+// calibration with b.
+func (f *Frontier) saveRecrawl(b *kv.Batch) {
+	share := -1.0
+	if f.re.shareSet {
+		share = f.re.share
+	}
 	v := []byte{encodingVersion}
 	v = binary.LittleEndian.AppendUint64(v, math.Float64bits(share))
 	v = binary.LittleEndian.AppendUint64(v, math.Float64bits(f.re.mu))
@@ -267,17 +283,25 @@ func (f *Frontier) visit(rec *urlRecord, t crawl.Task, out crawl.Outcome, revisi
 // importance under the current schedule. f.mu must be held.
 func (f *Frontier) interval(rate, weight float64) time.Duration {
 	r := f.re
-	if !r.uniform {
+	if !r.uniform && (r.mu != 0 || r.calibrated > 0) {
 		return r.policy.Interval(rate, weight, r.mu)
 	}
+	// (Before the first calibration, µ is unknown: the uniform interval
+	// stands in.)
 	// Uniform: every scheduled URL alike, the whole capacity spread
 	// evenly (while discovery has work, revisits fall behind).
 	c := f.capacity()
 	if !(c > 0) {
 		return r.policy.MaxInterval
 	}
-	return r.uniformInterval(float64(f.counts.due+f.counts.revisits+1), c)
+	return r.uniformInterval(float64(f.population()), c)
 }
+
+// population is the number of URLs the revisit budget is shared by: those
+// scheduled, and those queued, which will be once fetched (counting them
+// keeps the first URLs fetched from being planned as if they were all).
+// f.mu must be held.
+func (f *Frontier) population() uint64 { return f.counts.due + f.counts.queued + 1 }
 
 // uniformInterval is the uniform policy's interval for n URLs and this
 // capacity, within bounds.
@@ -468,7 +492,7 @@ func (f *Frontier) calibrate() {
 	r.calibrating, r.calibrated, r.lastCalib = true, r.observed, now
 	rates, weights := r.sample.points()
 	budget, capacity := f.revisitBudget(), f.capacity()
-	scheduled := float64(f.counts.due + f.counts.revisits)
+	scheduled := float64(f.population())
 	f.mu.Unlock()
 
 	scaled := budget
@@ -491,7 +515,9 @@ func (f *Frontier) calibrate() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r.calibrating = false
-	r.mu, r.budget = mu, budget
+	moved := r.mu != 0 && math.Abs(mu-r.mu) > replanChange*r.mu ||
+		r.uniform && r.budget != 0 && math.Abs(capacity-r.planned) > replanChange*r.planned
+	r.mu, r.budget, r.planned = mu, budget, capacity
 	if total > 0 {
 		r.freshness = fresh / total
 	}
@@ -504,10 +530,88 @@ func (f *Frontier) calibrate() {
 		return
 	}
 	b := f.db.NewBatch()
-	f.saveRecrawl(b, -1)
+	f.saveRecrawl(b)
 	if err := b.Commit(false); err != nil {
 		f.log.Warn("cannot save the revisit calibration", "err", err)
 	}
+	if moved {
+		if err := f.replan(now); err != nil {
+			f.log.Warn("cannot replan revisits", "err", err)
+		}
+	}
+}
+
+// replanChange is the relative change of µ (of the capacity, for the
+// uniform policy) that makes the planned visits stale enough to replan.
+const replanChange = 0.2
+
+// maxReplan bounds the due entries one replanning revisits: a large crawl
+// replans a part at each calibration, from where the last one stopped.
+const maxReplan = 10_000
+
+// replan moves planned visits to where the current µ puts them: a visit
+// planned while the budget was smaller (during the first pass, say)
+// comes sooner once the budget grows, and later when it shrinks. Each
+// entry keeps its last visit; only its interval changes. f.mu must be
+// held.
+func (f *Frontier) replan(now time.Time) error {
+	r := f.re
+	b := f.db.NewBatch()
+	var earliest time.Time
+	seen, moved := 0, 0
+	for i := uint16(0); i < Shards && seen < maxReplan; i++ {
+		shard := (r.replanFrom + i) % Shards
+		p := dueShard(shard)
+		it, err := f.db.Scan(p, prefixEnd(p))
+		if err != nil {
+			b.Discard()
+			return err
+		}
+		for ; it.Valid() && seen < maxReplan; it.Next() {
+			seen++
+			due, hostName, key, ok := parseDueKey(it.Key())
+			if !ok {
+				continue // promote reports it
+			}
+			if t, err := decodeTask(it.Value()); err != nil || t.Sitemap > 0 {
+				continue // sitemaps keep their fixed interval
+			}
+			rec, err := f.urlRecord(hostName, key)
+			if err != nil || rec.state != urlDone || rec.fresh == nil || rec.fresh.Last.IsZero() || rec.nextVisit.IsZero() {
+				continue // not a page's planned visit (a failure, …): left as it is
+			}
+			iv := f.interval(r.policy.Rate(*rec.fresh), f.importance(rec))
+			next := laterOf(rec.fresh.Last.Add(iv), now)
+			if d := next.Sub(due); d > -time.Second && d < time.Second {
+				continue
+			}
+			b.Delete(append([]byte(nil), it.Key()...))
+			b.Set(dueKey(hostName, next, key), append([]byte(nil), it.Value()...))
+			rec.nextVisit, rec.interval = next, iv
+			b.Set(urlKey(hostName, key), rec.encode())
+			if earliest.IsZero() || next.Before(earliest) {
+				earliest = next
+			}
+			moved++
+		}
+		if err := it.Close(); err != nil {
+			b.Discard()
+			return err
+		}
+		r.replanFrom = shard
+	}
+	if moved == 0 {
+		b.Discard()
+		return nil
+	}
+	if f.earliestDue.IsZero() || earliest.Before(f.earliestDue) {
+		f.earliestDue = earliest
+	}
+	if err := b.Commit(false); err != nil {
+		return err
+	}
+	f.broadcast()
+	return nil
 }
 
 // setRevisitShare applies Control(SetRevisitShare). f.mu must be held.
@@ -518,9 +622,9 @@ func (f *Frontier) setRevisitShare(share float64) error {
 	if !(share >= 0 && share <= 1) {
 		return fmt.Errorf("frontier: revisit share %v is outside [0, 1]", share)
 	}
-	f.re.share = share
+	f.re.share, f.re.shareSet = share, true
 	b := f.db.NewBatch()
-	f.saveRecrawl(b, share)
+	f.saveRecrawl(b)
 	return b.Commit(true)
 }
 

@@ -211,6 +211,14 @@ func TestRevisitShareSplitsHost(t *testing.T) {
 				t.Errorf("share %v accepted", bad)
 			}
 		}
+		// A fetch on another host: a calibration, which saves its state
+		// beside the share, must keep the share.
+		f.Add(ctx, []crawl.Link{link("b", 1)})
+		if l := mustNext(t, f); l.Task.Host != "b" {
+			t.Fatalf("leased %s, want b's page (a waits for its gap)", l.Task.Key)
+		} else {
+			done(t, f, l, 1)
+		}
 		f.Close()
 		f = openRecrawl(t, dir, true, time.Minute)
 		defer f.Close()
@@ -273,4 +281,61 @@ func TestImportanceOrdersQueue(t *testing.T) {
 			t.Errorf("3 after its fetch: history %v, cash %v; want its cash (4.01) plus the grant in history, none left", info.History, info.Cash)
 		}
 	})
+}
+
+// TestReplanFollowsMu: when the budget's multiplier µ changes, the
+// planned visits move to where the new µ puts them, from the same last
+// visit; the due-time index keeps one entry per URL.
+func TestReplanFollowsMu(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f, err := Open(Options{Dir: t.TempDir(), Policy: politeness.Policy{Delay: time.Second}, Recrawl: true,
+			Freshness: freshness.Policy{MinInterval: time.Second, MaxInterval: 24 * time.Hour}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		f.Add(t.Context(), []crawl.Link{link("a", 1)})
+		l := mustNext(t, f)
+		done(t, f, l, 1)
+		key := link("a", 1).Key
+		f.mu.Lock()
+		f.re.mu = 10 // a small budget
+		err = f.replan(time.Now())
+		f.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, _, _ := f.URL("a", key)
+
+		f.mu.Lock()
+		f.re.mu /= 100 // a budget a hundred times larger
+		err = f.replan(time.Now())
+		due := f.counts.due
+		want := f.re.policy.Interval(before.ChangeRate, f.importance(mustRecord(t, f, key)), f.re.mu)
+		f.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, _, _ := f.URL("a", key)
+		if !after.NextVisit.Before(before.NextVisit) || after.Interval != want.Truncate(time.Millisecond) || !after.NextVisit.Equal(after.FetchedAt.Add(want)) {
+			t.Errorf("next visit %v (interval %v) before, %v (%v) after; want the last visit plus %v", before.NextVisit, before.Interval,
+				after.NextVisit, after.Interval, want)
+		}
+		if due != 1 {
+			t.Errorf("%d entries in the due-time index, want 1", due)
+		}
+		time.Sleep(time.Until(after.NextVisit))
+		if l := mustNext(t, f); l.Task.Key != key || !l.Task.Revisit {
+			t.Errorf("leased %+v at the replanned time, want the revisit", l.Task)
+		}
+	})
+}
+
+func mustRecord(t *testing.T, f *Frontier, key string) urlRecord {
+	t.Helper()
+	rec, err := f.urlRecord("a", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }
