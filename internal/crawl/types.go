@@ -178,9 +178,10 @@ type RecrawlStats struct {
 	// revisits (an average over about the last 200 leases).
 	RevisitShare float64
 	// Scheduled counts the URLs with a next visit in the due-time
-	// index; DueBacklog those of them due by now plus the revisits
-	// queued and waiting for their host; Lag is how overdue the oldest
-	// of those is (zero: none).
+	// index; DueBacklog the revisits that fell due and wait in their
+	// hosts' queues (or are being fetched); Lag is how late the last
+	// revisit leased was, or how overdue the earliest entry not yet
+	// moved to its queue is, whichever is more (zero: none waiting).
 	Scheduled  int
 	DueBacklog int
 	Lag        time.Duration

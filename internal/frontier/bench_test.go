@@ -23,7 +23,14 @@ func benchLink(host, page int) crawl.Link {
 
 // BenchmarkAdd adds batches of 50 links, about 80% of them already seen,
 // as a crawl's pages typically produce (navigation repeats on every page).
-func BenchmarkAdd(b *testing.B) {
+// The links carry no OPIC cash; BenchmarkAddCash is the same with cash,
+// as a crawl in importance order adds them (each link to a queued URL
+// rewrites its record).
+func BenchmarkAdd(b *testing.B) { benchAdd(b, 0) }
+
+func BenchmarkAddCash(b *testing.B) { benchAdd(b, 0.05) }
+
+func benchAdd(b *testing.B, cash float64) {
 	f := openTest(b, politeness.Policy{})
 	ctx := context.Background()
 	const hosts, batch = 1000, 50
@@ -39,6 +46,7 @@ func BenchmarkAdd(b *testing.B) {
 				p := (next * 7919 * (i + 1)) % next
 				links[i] = benchLink(p%hosts, p)
 			}
+			links[i].Cash = cash
 		}
 		if _, err := f.Add(ctx, links); err != nil {
 			b.Fatal(err)

@@ -1,19 +1,31 @@
-// Package frontier schedules godwit's URLs: a FIFO queue per host (the
-// Mercator back queues), a heap of hosts ordered by the time each may next
-// be touched, and the URL seen-set.
+// Package frontier schedules godwit's URLs: a queue per host (the
+// Mercator back queues) ordered by priority band, a heap of hosts ordered
+// by the time each may next be touched, and the URL seen-set, all kept in
+// a Pebble store (package kv) so that a crawl survives kill -9.
+//
+// Each host's queue is served by band: band 0 holds revisits (with
+// Options.Recrawl), then the discovery bands, by OPIC importance, depth
+// and sitemap priority (importance.go), or by depth alone with
+// Options.BreadthFirst. With Recrawl every fetch updates the URL's change
+// estimate and sets its next visit in a due-time index (recrawl.go);
+// due URLs return to their hosts' queues and share each host's leases
+// with discovery as the revisit share says.
 //
 // Invariants, which the tests check:
 //   - a host has at most one outstanding lease, so it never sees two
 //     requests from godwit at once;
 //   - a host is not handed out before its ready time, which Complete sets to
-//     the end of the last exchange plus the host's delay
-//     (max(Policy.Delay, capped Crawl-delay)), or to a back-off after an
-//     unreachable robots.txt; an outcome that sent no request leaves it as is;
-//   - a URL key is queued at most once per crawl: Add of a seen key is a
-//     no-op, and Complete of an unknown or finished lease is a no-op;
-//   - Next reports crawl.ErrExhausted only when nothing is queued and no
-//     lease is outstanding.
+//     the end of the last exchange plus the host's gap (see
+//     politeness.Policy.HostGap), or later when the server asked to wait,
+//     after failures, or while robots.txt is unreachable; an outcome that
+//     sent no request leaves it as is;
+//   - a URL key is in a host's queue at most once: Add of a seen key only
+//     takes up a shorter path, cash and sitemap hints, and Complete of an
+//     unknown or finished lease is a no-op;
+//   - Next reports crawl.ErrExhausted only when nothing is queued, nothing
+//     is due for a revisit, and no lease is outstanding.
 //
-// This implementation keeps its state in memory. A Frontier is safe for
-// concurrent use; it starts no goroutines and needs no Close.
+// docs/frontier.md describes the design and docs/formats.md the stored
+// records. A Frontier is safe for concurrent use; it starts no goroutines.
+// Close saves the seen-set filter and closes the store.
 package frontier

@@ -459,8 +459,8 @@ func (f *Frontier) discoveryHead(h *host) (*item, error) {
 	return d, it.Close()
 }
 
-// leased notes a lease of a revisit (or not) and returns the URL's
-// record. f.mu must be held.
+// leasedURL returns the record of the URL item leases, and counts the
+// lease in the revisit share and lag. f.mu must be held.
 func (f *Frontier) leasedURL(h *host, it *item, now time.Time) (urlRecord, error) {
 	rec, err := f.urlRecord(h.name, it.task.Key)
 	if err != nil || f.re == nil {
