@@ -2,7 +2,7 @@
 //
 // Subcommands: crawl, demo, export, fakeweb, robots, url, version, warc;
 // and the clients of a running crawl's admin server: status, seeds, hosts,
-// pause, resume. See README.md.
+// urls, recrawl, pause, resume. See README.md.
 package main
 
 import (
