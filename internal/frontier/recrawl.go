@@ -269,7 +269,7 @@ func (f *Frontier) visit(rec *urlRecord, t crawl.Task, out crawl.Outcome, revisi
 	if t.Sitemap > 0 {
 		// A sitemap is a source of URLs, not part of the collection:
 		// read again at a fixed interval, whatever its freshness.
-		rec.interval = min(max(r.sitemapInterval, p.MinInterval), p.MaxInterval)
+		rec.interval = r.clamp(r.sitemapInterval)
 		return out.End.Add(rec.interval)
 	}
 	rate, weight := p.Rate(s), f.importance(*rec)
@@ -307,7 +307,12 @@ func (f *Frontier) population() uint64 { return f.counts.due + f.counts.queued +
 // capacity, within bounds.
 func (r *recrawler) uniformInterval(n, capacity float64) time.Duration {
 	sec := n / max(capacity, 1e-9)
-	return min(max(time.Duration(sec*float64(time.Second)), r.policy.MinInterval), r.policy.MaxInterval)
+	return r.clamp(time.Duration(sec * float64(time.Second)))
+}
+
+// clamp bounds an interval by the policy's minimum and maximum.
+func (r *recrawler) clamp(d time.Duration) time.Duration {
+	return min(max(d, r.policy.MinInterval), r.policy.MaxInterval)
 }
 
 // scheduleRevisit puts a fetched URL in the due-time index, for a
