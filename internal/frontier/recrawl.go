@@ -494,10 +494,17 @@ func (f *Frontier) calibrate() {
 		f.mu.Unlock()
 		return
 	}
+	scheduled := float64(f.population())
+	if r.mu != 0 && float64(len(r.sample.byHash)) < min(sampleSize, scheduled/4) {
+		// A µ from an earlier run (or calibration) stands until the sample,
+		// empty after a restart, says something about the population: a
+		// µ from a handful of URLs would reshuffle every schedule.
+		f.mu.Unlock()
+		return
+	}
 	r.calibrating, r.calibrated, r.lastCalib = true, r.observed, now
 	rates, weights := r.sample.points()
 	budget, capacity := f.revisitBudget(), f.capacity()
-	scheduled := float64(f.population())
 	f.mu.Unlock()
 
 	scaled := budget
@@ -520,8 +527,10 @@ func (f *Frontier) calibrate() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r.calibrating = false
-	moved := r.mu != 0 && math.Abs(mu-r.mu) > replanChange*r.mu ||
-		r.uniform && r.budget != 0 && math.Abs(capacity-r.planned) > replanChange*r.planned
+	// Plans made under another budget are stale: replan. (Not when only
+	// µ moved: with the budget unchanged that is the sample's noise.)
+	moved := r.budget != 0 && math.Abs(budget-r.budget) > replanChange*r.budget ||
+		r.uniform && r.planned != 0 && math.Abs(capacity-r.planned) > replanChange*r.planned
 	r.mu, r.budget, r.planned = mu, budget, capacity
 	if total > 0 {
 		r.freshness = fresh / total
@@ -546,8 +555,9 @@ func (f *Frontier) calibrate() {
 	}
 }
 
-// replanChange is the relative change of µ (of the capacity, for the
-// uniform policy) that makes the planned visits stale enough to replan.
+// replanChange is the relative change of the revisit budget (of the
+// capacity, for the uniform policy) that makes the planned visits stale
+// enough to replan.
 const replanChange = 0.2
 
 // maxReplan bounds the due entries one replanning revisits: a large crawl
