@@ -921,12 +921,15 @@ func (f *Frontier) gap(h *host) politeness.Delay {
 
 func (h *host) readyAt() time.Time { return h.rec.readyAt }
 
-// deleted notes that the queue entry at key is gone: if it was the lower
-// bound itself (the head, with nothing inserted before it since), every
-// live entry is now after it.
+// deleted notes that the queue entry at key is gone: if it was a lower
+// bound itself (the head, or the first discovery entry, with nothing
+// inserted before it since), every live entry is now after it.
 func (h *host) deleted(key []byte) {
 	if bytes.Equal(h.scanFrom, key) {
 		h.scanFrom = append(append(h.scanFrom[:0:0], key...), 0) // the next possible key
+	}
+	if bytes.Equal(h.discFrom, key) {
+		h.discFrom = append(append(h.discFrom[:0:0], key...), 0)
 	}
 }
 
