@@ -260,7 +260,7 @@ type Outcome struct {
 	End       time.Time // when the exchange with the host ended
 	Status    int       // HTTP status, 0 when none was received
 	Class     Class     // why the task failed or was skipped; ClassNone on success
-	Reason    string    // short machine-readable detail, e.g. "robots-disallowed"
+	Reason    string    // short machine-readable detail, e.g. ReasonRobotsDisallowed
 	// Robots, when set, replaces the host's robots.txt state.
 	Robots *RobotsState
 	// Capture is where the page's response was archived, when it was.
@@ -288,6 +288,11 @@ type Outcome struct {
 	// page handed on to its outlinks (the lease's Task.Cash).
 	Spent float64
 }
+
+// ReasonRobotsDisallowed is the Outcome.Reason of a URL robots.txt
+// disallows: no request was made, and a recrawl asks again later (the
+// rules may change).
+const ReasonRobotsDisallowed = "robots-disallowed"
 
 // HostInfo is one host's state as the frontier knows it: what an operator
 // asks when a host seems stuck or slow.

@@ -46,7 +46,7 @@ func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error)
 		c.stats.robotsDisallowed.Add(1)
 		c.stats.countClass(ClassPolicy)
 		c.log.Debug("robots.txt disallows", "url", t.URL)
-		return Outcome{Disposition: Done, Class: ClassPolicy, Reason: "robots-disallowed"}, nil, nil
+		return Outcome{Disposition: Done, Class: ClassPolicy, Reason: ReasonRobotsDisallowed}, nil, nil
 	}
 	if !t.Revisit && !c.traps.mayFetch(t.Host) {
 		// The host spent its page budget (traps.go).

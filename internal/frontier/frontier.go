@@ -493,14 +493,9 @@ func (f *Frontier) shorterPath(b *kv.Batch, dirty map[*host]struct{}, uk []byte,
 			// Leased, or a revisit (it keeps its band): rewrite the entry
 			// in place (a restart fetches it at the new depth); a leased one
 			// is replayed once its lease is done.
-			oldKey := queueKey(l.Host, rec.prio, rec.seq)
-			v, ok, err := f.db.Get(oldKey)
+			oldKey, t, ok, err := f.queuedTask(l.Host, rec)
 			if err != nil || !ok {
 				return err // an entry already completed in this batch's past: nothing to improve
-			}
-			t, err := decodeTask(v)
-			if err != nil {
-				return err
 			}
 			improve(&t)
 			if ls != nil {

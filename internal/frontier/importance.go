@@ -114,16 +114,11 @@ func (f *Frontier) move(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec *u
 	if err != nil {
 		return err
 	}
-	oldKey := queueKey(hostName, rec.prio, rec.seq)
-	v, ok, err := f.db.Get(oldKey)
+	oldKey, t, ok, err := f.queuedTask(hostName, *rec)
 	if err != nil || !ok {
 		if err == nil {
 			b.Set(uk, rec.encode()) // its entry was completed in this batch's past
 		}
-		return err
-	}
-	t, err := decodeTask(v)
-	if err != nil {
 		return err
 	}
 	if edit != nil {
@@ -137,4 +132,17 @@ func (f *Frontier) move(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec *u
 	f.enqueue(b, h, uk, t, *rec, prio)
 	dirty[h] = struct{}{}
 	return nil
+}
+
+// queuedTask reads the queue entry of a queued URL (rec, its record):
+// its key and task; ok is false when the store has none (an entry
+// completed in the current batch's past). f.mu must be held.
+func (f *Frontier) queuedTask(hostName string, rec urlRecord) (key []byte, t crawl.Task, ok bool, err error) {
+	key = queueKey(hostName, rec.prio, rec.seq)
+	v, ok, err := f.db.Get(key)
+	if err != nil || !ok {
+		return key, t, false, err
+	}
+	t, err = decodeTask(v)
+	return key, t, err == nil, err
 }

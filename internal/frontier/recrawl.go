@@ -222,7 +222,7 @@ func (f *Frontier) visit(rec *urlRecord, t crawl.Task, out crawl.Outcome, revisi
 			return time.Time{}
 		}
 		return f.now().Add(max(rec.interval, p.MinInterval))
-	case !out.Requested && out.Reason == "robots-disallowed":
+	case !out.Requested && out.Reason == crawl.ReasonRobotsDisallowed:
 		return f.now().Add(p.MaxInterval) // robots.txt may change its mind
 	case !out.Requested:
 		return time.Time{}
