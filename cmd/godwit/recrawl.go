@@ -38,7 +38,8 @@ func newRecrawlShareCmd() *cobra.Command {
 		Long: `Reserve a share of a running crawl's fetch capacity for revisits while new
 pages are waiting: 0 gives discovery every fetch it can use, 1 gives
 revisits every fetch they need. FRACTION is a number from 0 to 1 or a
-percentage. The setting is durable: it survives a restart. The crawl must
+percentage. The setting is durable: it survives a restart (unless the crawl
+is restarted with --revisit-share). The crawl must
 be continuous (godwit crawl --continuous): a one-pass crawl has no
 revisits to share capacity with.`,
 		Example: `  godwit recrawl share 0.3
