@@ -238,7 +238,12 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 
 // settings merges defaults, the config file and the flags that were set.
 func (f *crawlFlags) settings(fs *pflag.FlagSet, args []string) (crawlSettings, error) {
-	s := defaultSettings()
+	return f.settingsOver(defaultSettings(), fs, args)
+}
+
+// settingsOver merges the config file and the flags that were set over s:
+// the defaults, or a resumed crawl's stored settings.
+func (f *crawlFlags) settingsOver(s crawlSettings, fs *pflag.FlagSet, args []string) (crawlSettings, error) {
 	if f.config != "" {
 		if err := loadConfigFile(f.config, &s); err != nil {
 			return s, err
