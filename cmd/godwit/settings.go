@@ -123,6 +123,9 @@ func (d *lockedDir) endRun() error {
 }
 
 func (d *lockedDir) writeSettings(f *settingsFile) error {
+	if err := os.MkdirAll(d.state(), 0o755); err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
 	var b bytes.Buffer
 	b.WriteString("# The settings of the crawl in this directory, written by godwit crawl and\n" +
 		"# used when it resumes (docs/formats.md). Flags given on resume override them.\n")
