@@ -62,7 +62,8 @@ func Acquire(dir string) (*Lock, error) {
 		return nil, &BusyError{Dir: dir, PID: pid}
 	}
 	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt(pid, 0)
 	}
 	if err != nil {
