@@ -41,6 +41,7 @@ var layers = map[string]string{
 	"internal/kv":         "leaf",
 	"internal/warc":       "leaf",
 	"internal/freshness":  "leaf",
+	"internal/datadir":    "leaf",
 
 	"internal/crawltest": "testsupport",
 	"internal/fakeweb":   "testsupport",

@@ -150,16 +150,30 @@ func (c *adminClient) action(cmd *cobra.Command, f *adminFlags, method, path str
 
 func newStatusCmd() *cobra.Command {
 	var f adminFlags
+	var data string
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Show a running crawl's status",
+		Short: "Show a running crawl's status, or a data directory's (--data)",
 		Long: `Show a running crawl's status, from its admin server: fetch rates, queue,
 hosts by state, errors, deduplication, revisits (continuous crawls) and the
-busiest hosts.`,
+busiest hosts.
+
+With --data DIR, show what the data directory says about its crawl, with no
+crawl running needed: whether one runs there now, its last run, its stored
+settings, its progress (URLs seen, queued and fetched, hosts; read from its
+store when no crawl runs) and its WARC files (status.go).`,
 		Example: `  godwit status
-  godwit status --admin 10.0.0.5:7070 --admin-token "$TOKEN" --json`,
+  godwit status --admin 10.0.0.5:7070 --admin-token "$TOKEN" --json
+  godwit status --data ./godwit-data`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("data") {
+				st, err := dataStatus(data)
+				if err != nil {
+					return err
+				}
+				return printDataStatus(cmd, st, f.json)
+			}
 			c, err := f.client()
 			if err != nil {
 				return err
@@ -173,6 +187,7 @@ busiest hosts.`,
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().StringVar(&data, "data", "", "a crawl's data directory: show what it says, no running crawl needed")
 	return cmd
 }
 

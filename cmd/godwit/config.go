@@ -213,8 +213,8 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "YAML config file (flags override it)")
 	fs.StringVar(&f.s.SeedsFile, "seeds", "", "file of seed URLs, one per line, # comments")
 	fs.BoolVar(&f.s.SkipBadSeeds, "skip-bad-seeds", false, "report malformed seed lines and go on with the rest")
-	fs.StringVar(&f.s.Data, "data", d.Data, "directory for state and outputs; a crawl there resumes")
-	fs.BoolVar(&f.s.Fresh, "fresh", false, "delete the previous crawl's state and WARC files in --data and start a new crawl")
+	fs.StringVar(&f.s.Data, "data", d.Data, "directory for state and outputs; a crawl there resumes with its stored settings (flags given override them)")
+	fs.BoolVar(&f.s.Fresh, "fresh", false, "delete godwit's files in --data (state, WARC files) and start a new crawl; refused if anything else is there")
 	fs.StringVar(&f.s.Scope, "scope", d.Scope, "what to follow: host, domain (registrable domain of the seeds) or any")
 	fs.IntVar(&f.s.MaxDepth, "max-depth", 0, "link hops from a seed (0 = unlimited)")
 	fs.Int64Var(&f.s.MaxPages, "max-pages", 0, "stop after this many page fetches (0 = unlimited)")
@@ -238,7 +238,12 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 
 // settings merges defaults, the config file and the flags that were set.
 func (f *crawlFlags) settings(fs *pflag.FlagSet, args []string) (crawlSettings, error) {
-	s := defaultSettings()
+	return f.settingsOver(defaultSettings(), fs, args)
+}
+
+// settingsOver merges the config file and the flags that were set over s:
+// the defaults, or a resumed crawl's stored settings.
+func (f *crawlFlags) settingsOver(s crawlSettings, fs *pflag.FlagSet, args []string) (crawlSettings, error) {
 	if f.config != "" {
 		if err := loadConfigFile(f.config, &s); err != nil {
 			return s, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -44,6 +45,42 @@ few seconds, the WARC is flushed, exit status 0).`,
 			if err != nil {
 				return err
 			}
+			term := newTerminal(cmd.ErrOrStderr())
+			log, err := newLogger(term, s.LogLevel)
+			if err != nil {
+				return err
+			}
+			// The data directory is locked before anything in it is read
+			// or changed; a resumed crawl's stored settings are the base
+			// of the config file and flags given now (settings.go).
+			seeds, err := collectSeeds(s, true, func(msg string) { log.Warn(msg) })
+			if err != nil {
+				return err
+			}
+			if _, err := os.Stat(s.Data); len(seeds) == 0 && (s.Fresh || errors.Is(err, fs.ErrNotExist)) {
+				return errNoSeeds // nothing to resume: touch nothing
+			}
+			d, err := lockData(s.Data)
+			if err != nil {
+				return err
+			}
+			defer func() {
+				if err := d.close(); err != nil {
+					log.Warn("closing the data directory", "err", err)
+				}
+			}()
+			resume, err := d.prepare(s.Fresh)
+			if err != nil {
+				return err
+			}
+			if resume {
+				merge := func(base crawlSettings) (crawlSettings, error) { return flags.settingsOver(base, cmd.Flags(), args) }
+				if s, err = d.resumeSettings(s, merge, log); err != nil {
+					return err
+				}
+			} else if len(seeds) == 0 {
+				return errNoSeeds
+			}
 			s.proxyEnv = fetch.ProxyEnvFrom(os.Getenv)
 			if s.AdminToken == "" {
 				s.AdminToken = os.Getenv("GODWIT_ADMIN_TOKEN")
@@ -54,16 +91,6 @@ few seconds, the WARC is flushed, exit status 0).`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			term := newTerminal(cmd.ErrOrStderr())
-			log, err := newLogger(term, s.LogLevel)
-			if err != nil {
-				return err
-			}
-			resume := !s.Fresh && dataDir(s.Data).hasState()
-			seeds, err := collectSeeds(s, resume, func(msg string) { log.Warn(msg) })
-			if err != nil {
-				return err
-			}
 			finished := make(chan struct{})
 			defer close(finished)
 			go func() { // after the first signal, let a second one kill the process
@@ -75,7 +102,7 @@ few seconds, the WARC is flushed, exit status 0).`,
 				case <-finished:
 				}
 			}()
-			res, err := runCrawl(ctx, s, seeds, log, term)
+			res, err := runLocked(ctx, d, s, resume, seeds, log, term)
 			if err != nil {
 				return err
 			}
@@ -154,17 +181,29 @@ func startAdmin(ctx context.Context, s crawlSettings, b *backend, log *slog.Logg
 	}, nil
 }
 
-// runCrawl wires the packages together and runs one crawl to its end,
-// resuming the crawl in s.Data if there is one. Configuration errors come
-// back as plain errors (bad input); failures while running come back
-// wrapped in failure.
+// runCrawl runs one crawl to its end in s.Data, resuming the crawl there
+// if there is one, with the settings s as they are (godwit crawl merges
+// them with the stored ones first).
 func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Logger, term *terminal) (crawlResult, error) {
-	data := dataDir(s.Data)
-	res := crawlResult{WARCDir: data.warc()}
-	resume, err := data.prepare(s.Fresh)
+	d, err := lockData(s.Data)
 	if err != nil {
-		return res, err
+		return crawlResult{}, err
 	}
+	defer d.close()
+	resume, err := d.prepare(s.Fresh)
+	if err != nil {
+		return crawlResult{}, err
+	}
+	return runLocked(ctx, d, s, resume, seeds, log, term)
+}
+
+// runLocked wires the packages together and runs one crawl to its end in
+// the data directory d, whose lock this process holds and which prepare
+// found ready. Configuration errors come back as plain errors (bad
+// input); failures while running come back wrapped in failure.
+func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, seeds []string, log *slog.Logger, term *terminal) (crawlResult, error) {
+	data := d.dataDir
+	res := crawlResult{WARCDir: data.warc()}
 	res.Resumed = resume
 	if resume {
 		earlier, err := data.loadSeeds()
@@ -174,9 +213,12 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 		seeds = union(earlier, seeds)
 	}
 	if len(seeds) == 0 {
-		return res, errors.New("no seeds: give URLs as arguments or --seeds FILE")
+		return res, errNoSeeds
 	}
 	if err := data.saveSeeds(seeds); err != nil {
+		return res, failure{err}
+	}
+	if err := d.saveSettings(s, time.Now().UTC().Truncate(time.Millisecond)); err != nil {
 		return res, failure{err}
 	}
 	recovered, err := warc.Recover(res.WARCDir)

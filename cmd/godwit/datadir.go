@@ -9,72 +9,116 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/godwit-crawler/godwit/internal/datadir"
 )
 
-// The data directory: DIR/state holds the crawl state (the frontier's
-// store, the seen-set snapshot, the seeds), DIR/warc the WARC files. See
+// The data directory: DIR/godwit.lock, DIR/state (the crawl state: the
+// frontier's store, the seen-set snapshot, the seeds, the settings),
+// DIR/warc (the WARC files). internal/datadir owns the layout; see
 // docs/formats.md.
-const (
-	stateDir  = "state"
-	warcDir   = "warc"
-	seedsFile = "seeds.txt"
-)
 
 // dataDir is a crawl's data directory.
 type dataDir string
 
-func (d dataDir) state() string { return filepath.Join(string(d), stateDir) }
-func (d dataDir) warc() string  { return filepath.Join(string(d), warcDir) }
+func (d dataDir) state() string { return filepath.Join(string(d), datadir.StateDir) }
+func (d dataDir) warc() string  { return filepath.Join(string(d), datadir.WARCDir) }
 
-// prepare makes the directory ready for a crawl and reports whether it
-// holds a crawl to resume. A directory with other content is refused, so
-// that a mistyped --data never mixes a crawl into unrelated files; fresh
-// deletes a previous crawl's state and WARC files, and nothing else.
-func (d dataDir) prepare(fresh bool) (resume bool, err error) {
-	entries, err := os.ReadDir(string(d))
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, os.MkdirAll(string(d), 0o755)
+// lockedDir is a data directory whose lock this process holds: nothing
+// in it is read or changed before. close records the end of the run (if
+// one started) and releases the lock.
+type lockedDir struct {
+	dataDir
+	lock *datadir.Lock
+	// run is the settings file of the run under way, nil until
+	// saveSettings wrote it.
+	run *settingsFile
+}
+
+// lockData takes the lock of the data directory dir, creating the
+// directory. Another process holding it is bad input (exit status 2),
+// with the message the README promises.
+func lockData(dir string) (*lockedDir, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--data: %w", err)
+	}
+	l, err := datadir.Acquire(dir)
+	if busy := (*datadir.BusyError)(nil); errors.As(err, &busy) {
+		return nil, inUse(dir, busy.PID)
 	}
 	if err != nil {
-		return false, fmt.Errorf("--data: %w", err)
+		return nil, failure{err}
 	}
-	var foreign []string
-	for _, e := range entries {
-		if n := e.Name(); n != stateDir && n != warcDir {
-			foreign = append(foreign, n)
+	return &lockedDir{dataDir: dataDir(dir), lock: l}, nil
+}
+
+// inUse is the refusal of a data directory another process holds.
+func inUse(dir string, pid int) error {
+	if pid == 0 {
+		return fmt.Errorf("%s is in use by another godwit crawl (pid unknown); stop it first", dir)
+	}
+	return fmt.Errorf("%s is in use by another godwit crawl (pid %d); stop it first", dir, pid)
+}
+
+// close records the end of the run in the settings file, if a run
+// started, and releases the lock.
+func (d *lockedDir) close() error {
+	var err error
+	if d.run != nil {
+		err = d.endRun()
+	}
+	if rerr := d.lock.Release(); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// prepare makes the directory ready for a crawl and reports whether it
+// holds a crawl to resume. godwit works only in a directory holding
+// nothing but its own files (datadir.Inspect), so that a mistyped --data
+// never mixes a crawl into unrelated files and --fresh deletes exactly
+// what godwit wrote: anything else is refused, listed, and left alone.
+func (d *lockedDir) prepare(fresh bool) (resume bool, err error) {
+	c, err := datadir.Inspect(string(d.dataDir))
+	if err != nil {
+		return false, failure{err}
+	}
+	if len(c.Foreign) > 0 {
+		list := listPaths(c.Foreign)
+		switch {
+		case !c.Crawl && !c.WARC:
+			d.lock.Abandon() // leave a directory that is not godwit's as it was
+			return false, fmt.Errorf("--data %s is not a godwit data directory (it holds %s); use an empty or new directory", d.dataDir, list)
+		case fresh:
+			return false, fmt.Errorf("--fresh: %s holds files godwit did not write (%s); nothing was deleted: move them elsewhere first", d.dataDir, list)
 		}
+		return false, fmt.Errorf("--data %s holds files godwit did not write (%s); move them elsewhere to resume the crawl there", d.dataDir, list)
 	}
-	if len(foreign) > 0 {
-		return false, fmt.Errorf("--data %s is not a godwit data directory (it holds %s); use an empty or new directory",
-			d, strings.Join(foreign[:min(len(foreign), 3)], ", "))
-	}
-	hasState := slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == stateDir })
-	hasWARC := slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == warcDir })
 	switch {
 	case fresh:
-		for _, p := range []string{d.state(), d.warc()} {
-			if err := os.RemoveAll(p); err != nil {
-				return false, fmt.Errorf("--fresh: %w", err)
-			}
+		if err := datadir.RemoveOwned(string(d.dataDir), c); err != nil {
+			return false, failure{fmt.Errorf("--fresh: %w", err)}
 		}
 		return false, nil
-	case hasState:
+	case c.Crawl:
 		return true, nil
-	case hasWARC:
-		return false, fmt.Errorf("--data %s holds WARC files but no crawl state to resume; use --fresh to start a new crawl there (it deletes them) or another directory", d)
+	case c.WARC:
+		return false, fmt.Errorf("--data %s holds WARC files but no crawl state to resume; use --fresh to start a new crawl there (it deletes them) or another directory", d.dataDir)
 	}
 	return false, nil
 }
 
-// hasState reports whether the directory holds a crawl to resume.
-func (d dataDir) hasState() bool {
-	fi, err := os.Stat(d.state())
-	return err == nil && fi.IsDir()
+// listPaths names at most ten paths.
+func listPaths(paths []string) string {
+	if len(paths) <= 10 {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:10], ", "), len(paths)-10)
 }
 
 // loadSeeds returns the seeds recorded by earlier runs of this crawl.
 func (d dataDir) loadSeeds() ([]string, error) {
-	f, err := os.Open(filepath.Join(d.state(), seedsFile))
+	f, err := os.Open(filepath.Join(d.state(), datadir.SeedsFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -94,28 +138,12 @@ func (d dataDir) loadSeeds() ([]string, error) {
 }
 
 // saveSeeds records the crawl's seeds (they define its scope on resume),
-// atomically: write a temporary file, fsync, rename.
+// atomically.
 func (d dataDir) saveSeeds(seeds []string) error {
 	if err := os.MkdirAll(d.state(), 0o755); err != nil {
 		return err
 	}
-	path := filepath.Join(d.state(), seedsFile)
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(strings.Join(seeds, "\n") + "\n")
-	if serr := f.Sync(); err == nil {
-		err = serr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return datadir.WriteFile(filepath.Join(d.state(), datadir.SeedsFile), []byte(strings.Join(seeds, "\n")+"\n"))
 }
 
 // union returns a followed by the elements of b not in a.

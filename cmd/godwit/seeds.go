@@ -10,6 +10,8 @@ import (
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
+var errNoSeeds = errors.New("no seeds: give URLs as arguments or --seeds FILE")
+
 // seedSource is one seed with where it came from, for error messages.
 type seedSource struct {
 	url   string
@@ -45,7 +47,7 @@ func collectSeeds(s crawlSettings, resume bool, warn func(string)) ([]string, er
 		seeds = append(seeds, sd.url)
 	}
 	if len(seeds) == 0 && !resume {
-		return nil, errors.New("no seeds: give URLs as arguments or --seeds FILE")
+		return nil, errNoSeeds
 	}
 	return seeds, nil
 }

@@ -23,9 +23,12 @@ type Options struct {
 	// Logger receives Pebble's error reports (background compaction or
 	// flush failures); informational messages are dropped. Optional.
 	Logger *slog.Logger
+	// ReadOnly opens an existing store for reading only: writes fail,
+	// nothing in dir changes (the write-ahead log is replayed in memory).
+	ReadOnly bool
 }
 
-// Open opens (creating if needed) the store in dir.
+// Open opens (creating if needed, unless ReadOnly) the store in dir.
 func Open(dir string, o Options) (*DB, error) {
 	if o.CacheBytes == 0 {
 		o.CacheBytes = 64 << 20
@@ -39,6 +42,7 @@ func Open(dir string, o Options) (*DB, error) {
 		Cache:        cache,
 		MemTableSize: o.MemTableBytes,
 		Logger:       pebbleLogger{o.Logger},
+		ReadOnly:     o.ReadOnly,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("kv: open %s: %w", dir, err)

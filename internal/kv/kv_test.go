@@ -54,3 +54,38 @@ func TestBatchGetScanReopen(t *testing.T) {
 		t.Errorf("Scan(k02, k06) = %v, want [k02 k04 k05]", got)
 	}
 }
+
+// TestReadOnly: a read-only store sees what was committed (from the
+// write-ahead log too: the writer did not close cleanly), refuses writes,
+// and does not create a missing store.
+func TestReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatch()
+	b.Set([]byte("k"), []byte("v"))
+	if err := b.Commit(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if v, ok, err := ro.Get([]byte("k")); !ok || err != nil || string(v) != "v" {
+		t.Errorf("read-only Get(k) = %q, %v, %v; want v", v, ok, err)
+	}
+	w := ro.NewBatch()
+	w.Set([]byte("k2"), []byte("v"))
+	if err := w.Commit(true); err == nil {
+		t.Error("a read-only store accepted a write")
+	}
+	if _, err := Open(t.TempDir()+"/none", Options{ReadOnly: true}); err == nil {
+		t.Error("read-only Open created a store")
+	}
+}
