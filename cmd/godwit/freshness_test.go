@@ -99,6 +99,75 @@ func TestContinuousCrawlKeepsFresh(t *testing.T) {
 	}
 }
 
+// TestContinuousCrawlFollowsChangingPages is the acceptance test of issue
+// 16's changing pages: a web of 20 hosts whose 360 pages include 160
+// that change (80 every 8 s on average, 80 every 2 minutes), hosts that
+// allow a request every millisecond, crawled continuously with
+// recrawl.min_interval 2s and max_interval 40s. The crawl is far from
+// budget-bound, so it must keep up with the changing pages: at the end,
+// judged by the web, at least half of them must be current. The revisits
+// must be spread rather than fall due together (every 5 s window after
+// the first pass has fetches of changing pages), polite, and conditional
+// (an unchanged page answered 304). The crawler's own estimate of the
+// freshness of its collection must be within 0.15 of the share of the
+// web's pages whose copy was current at the end.
+//
+// 50 s, as in the issue: a scheduler that sent every page to the maximum
+// interval would revisit them all at +40 s, and by +50 s most of the
+// fast pages would have changed again.
+func TestContinuousCrawlFollowsChangingPages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a continuous crawl of 50 s")
+	}
+	const duration, window = 50 * time.Second, 5 * time.Second
+	web, addr := startWeb(t, fakeweb.Config{Hosts: 20, PagesPerHost: 8, Seed: 16, Changing: true,
+		ChangingConfig: fakeweb.ChangingConfig{FastMean: 8 * time.Second}})
+	s := testSettings(t, addr)
+	s.Delay = time.Millisecond // about 1,000 requests a second per host
+	s.Workers = 8
+	s.Continuous = true
+	s.Recrawl.MinInterval = 2 * time.Second
+	s.Recrawl.MaxInterval = 40 * time.Second
+	res, start, end := crawlFor(t, s, web.Seeds(), duration)
+	rep := web.Report(fakeweb.Judge{Delay: s.Delay, Revisits: true, FreshnessFrom: start, FreshnessTo: end})
+	est := res.Stats.Frontier.Recrawl
+	t.Logf("%v", rep)
+	t.Logf("the crawler's view: %+v", est)
+
+	if rep.GapViolations != 0 || rep.ConcurrencyViolations != 0 || rep.DisallowedRequests != 0 {
+		t.Errorf("politeness violations: gap %d, concurrency %d, disallowed %d", rep.GapViolations, rep.ConcurrencyViolations, rep.DisallowedRequests)
+	}
+	if rep.CurrentOf == 0 || 2*rep.Current < rep.CurrentOf {
+		t.Errorf("%d of %d changing pages current at the end, want at least half", rep.Current, rep.CurrentOf)
+	}
+	if rep.UnchangedRevisits == 0 {
+		t.Error("no revisit of an unchanged page")
+	} else if share := float64(rep.UnchangedRevisits304) / float64(rep.UnchangedRevisits); share < 0.9 {
+		t.Errorf("%.2f of the revisits of unchanged pages were answered 304, want at least 0.9", share)
+	}
+	if d := est.Freshness - rep.CollectionCurrent; d < -0.15 || d > 0.15 {
+		t.Errorf("estimated freshness %.3f, the web's %.3f of its pages current at the end: off by more than 0.15", est.Freshness, rep.CollectionCurrent)
+	}
+
+	// Spread: after the first pass (the first 10 s, most of them to spare),
+	// no 5 s window without a fetch of a changing page.
+	counts := make([]int, int(end.Sub(start)/window))
+	for _, q := range web.Requests() {
+		if _, changing := web.ChangeMean(q.RawURL); changing && q.Start.After(start) {
+			if i := int(q.Start.Sub(start) / window); i < len(counts) {
+				counts[i]++
+			}
+		}
+	}
+	t.Logf("fetches of changing pages per %v: %v", window, counts)
+	for i, n := range counts {
+		if i >= 2 && n == 0 {
+			t.Errorf("no fetch of a changing page from +%v to +%v: revisits bunch (%v)", time.Duration(i)*window, time.Duration(i+1)*window, counts)
+			break
+		}
+	}
+}
+
 // TestImportanceFirst is the importance acceptance test: on a web whose
 // links pick their targets by a Zipf law (a few pages are linked from
 // everywhere), the pages fetched first must be the popular ones. Each

@@ -100,8 +100,8 @@ type RecrawlStatus struct {
 	CapacityPerSecond float64 `json:"capacity_per_second"`
 	BudgetPerSecond   float64 `json:"budget_per_second"`
 	Mu                float64 `json:"mu"`
-	// Freshness is the estimated expected freshness of the collection
-	// (0 to 1) under the current schedule.
+	// Freshness is the estimated share of the collection's pages whose
+	// copy is current now (0 to 1; pages never fetched count as stale).
 	Freshness float64 `json:"freshness"`
 	// Revisits completed, of which NotModified were answered 304 and
 	// Unchanged found the same content (304s included).

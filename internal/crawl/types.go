@@ -192,9 +192,12 @@ type RecrawlStats struct {
 	Capacity float64
 	Budget   float64
 	Mu       float64
-	// Freshness is the estimated expected freshness of the collection
-	// under the current schedule (importance-weighted, from a sample of
-	// the scheduled URLs' estimates; freshness.Freshness).
+	// Freshness is the estimated share of the collection's pages whose
+	// copy is current now: over a sample of the fetched URLs, the
+	// probability that each is unchanged since its last visit under its
+	// change estimate (freshness.Current), times the share of the URLs
+	// known that were fetched at all (a page never fetched is stale). 0
+	// before any fetch: no evidence is no freshness.
 	Freshness float64
 	// Revisits counts revisits completed by this process, of which
 	// NotModified were answered 304 and Unchanged found the same content

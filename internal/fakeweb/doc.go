@@ -247,7 +247,12 @@
 // fetched last (answered 200, or 304 while current; from the End of the
 // request) was the current one. The window is Judge.FreshnessFrom to
 // Judge.FreshnessTo, by default each page's first fetch to the time of
-// the report. Report also counts the requests for changing pages, the
+// the report. Report.Current counts the pages of a changing class whose
+// version held at the end of the window was current then, and
+// Report.CollectionCurrent is the share of all the truth's pages current
+// then (a page that never changes is, once fetched): what a crawler's
+// own estimate of its collection's freshness is to be compared with.
+// Report also counts the requests for changing pages, the
 // conditional ones and the 304s, and the revisits of pages unchanged
 // since the crawler's last fetch, conditional or answered 304. A
 // continuous crawl fetches pages again; Judge.Revisits keeps that from

@@ -3,6 +3,7 @@ package fakeweb
 import (
 	"net/http"
 	"slices"
+	"sort"
 	"time"
 )
 
@@ -45,6 +46,18 @@ func freshTime(fetches []heldFetch, next func(v int) (time.Time, bool), from, to
 		}
 	}
 	return fresh, total
+}
+
+// currentAt says whether the version the crawler held at t, by the
+// fetches (in order of end) that ended before it, was still current at
+// t; next(v) is when version v ends.
+func currentAt(fetches []heldFetch, next func(v int) (time.Time, bool), t time.Time) bool {
+	i := sort.Search(len(fetches), func(i int) bool { return !fetches[i].end.Before(t) })
+	if i == 0 {
+		return false // nothing held yet
+	}
+	end, ok := next(fetches[i-1].version)
+	return !ok || end.After(t)
 }
 
 // changeJudge is the judge's running state for Config.Changing while it
@@ -101,6 +114,7 @@ func (w *Web) finishFreshness(rep *Report, c *changeJudge, j Judge, t truth) {
 	}
 	classes := map[string]*sum{ChangeFast: {}, ChangeSlow: {}, ChangeStatic: {}}
 	var all sum
+	fetchedChanging := 0 // pages of a changing class fetched at all
 	for host := range w.cfg.Hosts {
 		for n := range w.cfg.ChangingConfig.pages() {
 			slot, _ := w.slot(host, resChange, n)
@@ -122,7 +136,16 @@ func (w *Web) finishFreshness(rep *Report, c *changeJudge, j Judge, t truth) {
 				continue
 			}
 			f := float64(fresh) / float64(total)
-			class, _ := w.changeClass(n)
+			class, mean := w.changeClass(n)
+			if mean > 0 {
+				rep.CurrentOf++
+				if len(fetches) > 0 && fetches[0].end.Before(to) {
+					fetchedChanging++
+				}
+				if currentAt(fetches, func(v int) (time.Time, bool) { return w.changeTime(host, n, v+1) }, to) {
+					rep.Current++
+				}
+			}
 			classes[class].frac += f
 			classes[class].pages++
 			all.frac += f
@@ -130,6 +153,9 @@ func (w *Web) finishFreshness(rep *Report, c *changeJudge, j Judge, t truth) {
 		}
 	}
 	rep.FreshnessPages = all.pages
+	if rep.Reachable > 0 {
+		rep.CollectionCurrent = float64(rep.Covered-fetchedChanging+rep.Current) / float64(rep.Reachable)
+	}
 	if all.pages > 0 {
 		rep.Freshness = all.frac / float64(all.pages)
 	}

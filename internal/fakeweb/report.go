@@ -219,6 +219,18 @@ type Report struct {
 	Freshness        float64            `json:"freshness,omitempty"`
 	FreshnessPages   int                `json:"freshness_pages,omitempty"`
 	FreshnessByClass map[string]float64 `json:"freshness_by_class,omitempty"`
+	// Current counts the changing pages measured that change at all
+	// (classes ChangeFast and ChangeSlow; CurrentOf of them) whose
+	// version the crawler held at the end of the window was the current
+	// one then.
+	Current   int `json:"current,omitempty"`
+	CurrentOf int `json:"current_of,omitempty"`
+	// CollectionCurrent is the share of the ground truth's pages
+	// (Reachable) whose copy was current at the end of the window: the
+	// pages that never change once fetched, the changing ones as Current
+	// counts them. It is what a crawler's own estimate of the freshness
+	// of its collection is to be compared with.
+	CollectionCurrent float64 `json:"collection_current,omitempty"`
 	// ChangingFetches counts the requests for /c/N pages, of which
 	// ChangingConditional were conditional and ChangingNotModified were
 	// answered 304.
@@ -292,8 +304,8 @@ func (r Report) String() string {
 		fmt.Fprintf(&b, "\nrobots.txt: conditional %d, not modified %d", r.RobotsConditional, r.RobotsNotModified)
 	}
 	if r.ChangingFetches > 0 || r.FreshnessPages > 0 {
-		fmt.Fprintf(&b, "\nchanging pages: freshness %.3f over %d pages %v; fetches %d (conditional %d, 304 %d); revisits %d, unchanged %d (conditional %d, 304 %d)",
-			r.Freshness, r.FreshnessPages, r.FreshnessByClass, r.ChangingFetches, r.ChangingConditional, r.ChangingNotModified,
+		fmt.Fprintf(&b, "\nchanging pages: freshness %.3f over %d pages %v, %d of %d current at the end (of the whole collection %.3f); fetches %d (conditional %d, 304 %d); revisits %d, unchanged %d (conditional %d, 304 %d)",
+			r.Freshness, r.FreshnessPages, r.FreshnessByClass, r.Current, r.CurrentOf, r.CollectionCurrent, r.ChangingFetches, r.ChangingConditional, r.ChangingNotModified,
 			r.Revisits, r.UnchangedRevisits, r.UnchangedRevisitsConditional, r.UnchangedRevisits304)
 	}
 	if r.FetchOrderInDegree != nil {

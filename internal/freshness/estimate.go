@@ -279,3 +279,23 @@ func Decode(b []byte) (State, []byte, error) {
 	}
 	return s, b, nil
 }
+
+// Current returns the probability that the page of state s has not
+// changed since its last visit, at now: under its Gamma(α, β) estimate of
+// the rate, E[e^{−λΔ}] = (β/(β+Δ))^α with Δ = now − s.Last, which is
+// e^{−Δ·Rate(s)} once the estimate is sure and less sure of freshness
+// while it is not (Jensen). A URL never visited is held by nobody: 0.
+func Current(s State, now time.Time) float64 {
+	if s.Last.IsZero() {
+		return 0
+	}
+	d := now.Sub(s.Last).Seconds()
+	if d <= 0 {
+		return 1
+	}
+	a, b := float64(s.Changes), float64(s.Exposure)
+	if !(a > 0 && b > 0) {
+		return 1
+	}
+	return math.Exp(-a * math.Log1p(d/b))
+}

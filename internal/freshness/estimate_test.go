@@ -294,3 +294,25 @@ func BenchmarkStateEncoding(b *testing.B) {
 		}
 	}
 }
+
+// TestCurrent: the probability that a page is unchanged since its last
+// visit is 0 for a page never visited, 1 at the visit, e^{−λΔ} once the
+// estimate is sure, and below it while unsure (Jensen).
+func TestCurrent(t *testing.T) {
+	t0 := time.Unix(1_000_000, 0)
+	if got := Current(State{}, t0); got != 0 {
+		t.Errorf("Current(never visited) = %v, want 0", got)
+	}
+	sure := State{Changes: 1000, Exposure: 10_000, Last: t0} // λ = 0.1/s, sure
+	if got := Current(sure, t0); got != 1 {
+		t.Errorf("Current(at the visit) = %v, want 1", got)
+	}
+	at := t0.Add(10 * time.Second)
+	if got, want := Current(sure, at), math.Exp(-1); math.Abs(got-want) > 0.001 {
+		t.Errorf("Current(λ = 0.1/s, sure, 10 s later) = %v, want e^-1 = %v", got, want)
+	}
+	unsure := State{Changes: 1, Exposure: 10, Last: t0} // the same mean, one change seen
+	if got := Current(unsure, at); got <= math.Exp(-1) || got != 0.5 {
+		t.Errorf("Current(λ = 0.1/s from one change, 10 s later) = %v, want (10/20)^1 = 0.5", got)
+	}
+}

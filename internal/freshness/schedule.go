@@ -162,3 +162,21 @@ func (p Policy) CalibrateMu(rates, weights []float64, budget float64) float64 {
 	}
 	return hi
 }
+
+// SpareChanges is the expected number of changes per MinInterval from
+// which a page is worth visiting every MinInterval when the budget is
+// not binding (SpareMu).
+const SpareChanges = 0.01
+
+// SpareMu is the smallest µ worth scheduling with: the multiplier at
+// which a page (of weight 1) expected to change SpareChanges times per
+// MinInterval is visited every MinInterval. With a budget to spare the
+// calibrated µ is 0, which Interval reads as every page every
+// MinInterval, whether or not anything suggests it changes; under
+// SpareMu instead, pages with evidence of change (λ·MinInterval ≥
+// SpareChanges) still get MinInterval, and the others about
+// √(MinInterval · SpareChanges/λ) (the geometric mean of the minimum and
+// the time it takes them to change SpareChanges times), within bounds.
+func (p Policy) SpareMu() float64 {
+	return marginal(SpareChanges) * p.MinInterval.Seconds() / SpareChanges
+}

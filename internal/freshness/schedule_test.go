@@ -254,3 +254,26 @@ func TestNext(t *testing.T) {
 		}
 	}
 }
+
+// TestSpareMu: with the budget to spare, a page expected to change at
+// least SpareChanges times per MinInterval is visited every MinInterval,
+// a page that rarely changes much less often, within bounds.
+func TestSpareMu(t *testing.T) {
+	p := Policy{MinInterval: 2 * time.Second, MaxInterval: time.Hour}
+	p.Default()
+	mu := p.SpareMu()
+	for _, c := range []struct {
+		rate   float64
+		lo, hi time.Duration
+	}{
+		{1 / 8.0, 2 * time.Second, 2 * time.Second},          // every 8 s
+		{SpareChanges / 2, 2 * time.Second, 2 * time.Second}, // exactly at the threshold
+		{1 / 60.0, 2 * time.Second, 3 * time.Second},         // every minute: about √(2 s × 0.6 s)
+		{1 / 86400.0, 40 * time.Second, 50 * time.Second},    // daily: √(2 s × 864 s) ≈ 42 s
+		{1e-9, time.Hour, time.Hour},                         // never: the maximum
+	} {
+		if got := p.Interval(c.rate, 1, mu); got < c.lo || got > c.hi {
+			t.Errorf("Interval(%g/s, 1, SpareMu) = %v, want within [%v, %v]", c.rate, got, c.lo, c.hi)
+		}
+	}
+}

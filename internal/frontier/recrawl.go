@@ -48,17 +48,24 @@ type recrawler struct {
 	planned float64 // the capacity at the last calibration (uniform)
 	// replanFrom is the due-index shard the next replanning starts at.
 	replanFrom uint16
-	freshness  float64 // estimated freshness at the last calibration
 	sample     sample
 	// Calibration runs after the first 1, 2, 4, … observations while
 	// the sample is young, then every calibrateEvery observations but at
 	// most once a second, or calibratePeriod after the last if anything
-	// was observed since; never twice at once.
-	observed    int
-	nextCalib   int
-	calibrated  int       // observed at the last calibration
-	lastCalib   time.Time // when
-	calibrating bool
+	// was observed since; never twice at once. It also runs, at most
+	// once a second, when the capacity has moved by replanChange or
+	// discovery has started or ended since the last one (calibCapacity,
+	// calibDiscovery): the budget then moved, and visits planned under
+	// the old one may be far off. Observations alone would not notice
+	// when every planned visit is far away: nothing is fetched until
+	// then (docs/freshness.md, "Spare capacity").
+	calibCapacity  float64
+	calibDiscovery bool
+	observed       int
+	nextCalib      int
+	calibrated     int       // observed at the last calibration
+	lastCalib      time.Time // when
+	calibrating    bool
 
 	// fetchTime is the smoothed duration of a request, in seconds: with
 	// workers it bounds the capacity.
@@ -78,12 +85,20 @@ const (
 	calibratePeriod = 10 * time.Second
 )
 
-// calibrationDue says whether µ is to be calibrated again.
-func (r *recrawler) calibrationDue(now time.Time) bool {
-	if r.calibrating || r.observed == r.calibrated {
+// calibrationDue says whether µ is to be calibrated again, with this
+// capacity and discovery having work or not.
+func (r *recrawler) calibrationDue(now time.Time, capacity float64, discovery bool) bool {
+	if r.calibrating {
 		return false
 	}
 	since := now.Sub(r.lastCalib)
+	if r.calibrated > 0 && since >= time.Second &&
+		(discovery != r.calibDiscovery || math.Abs(capacity-r.calibCapacity) > replanChange*r.calibCapacity) {
+		return true // the budget moved
+	}
+	if r.observed == r.calibrated {
+		return false
+	}
 	switch {
 	case since >= calibratePeriod:
 		return true
@@ -273,10 +288,41 @@ func (f *Frontier) visit(rec *urlRecord, t crawl.Task, out crawl.Outcome, revisi
 		return out.End.Add(rec.interval)
 	}
 	rate, weight := p.Rate(s), f.importance(*rec)
-	r.sample.put(xxhash.Sum64String(t.Key), point{rate: rate, weight: weight})
+	r.sample.put(xxhash.Sum64String(t.Key), point{rate: rate, weight: weight, state: s})
 	r.observed++
 	rec.interval = f.interval(rate, weight)
-	return out.End.Add(rec.interval)
+	return out.End.Add(r.spread(rec.interval, t.Key, s.Visits))
+}
+
+// spreadFraction is the width of the band, relative to the interval,
+// over which spread moves a URL's next visit.
+const spreadFraction = 0.2
+
+// spread moves interval iv of URL key, after its visits-th visit, by up
+// to ±spreadFraction/2 of it, by a hash of the two, within the policy's
+// bounds (a band that would cross one is moved inside it). URLs fetched together in the first pass get the same interval
+// (the same estimate from the same prior, the same µ): without it they
+// would all fall due at once, a burst of revisits the hosts' politeness
+// then serializes, each host's last page served late (docs/freshness.md,
+// "Spreading revisits"). A hash rather than a random draw: the same URL
+// and visit count give the same visit, so that replanning keeps a
+// visit where it is when nothing else moved.
+func (r *recrawler) spread(iv time.Duration, key string, visits uint32) time.Duration {
+	h := xxhash.Sum64String(key) ^ uint64(visits)*0x9e3779b97f4a7c15
+	h ^= h >> 33 // mix the visit count into the low bits too
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	u := float64(h>>11) / (1 << 53) // uniform in [0, 1)
+	// The band around iv, moved inside the bounds rather than cut by
+	// them: cut, half the URLs at MaxInterval would fall due together.
+	lo, hi := float64(iv)*(1-spreadFraction/2), float64(iv)*(1+spreadFraction/2)
+	if m := float64(r.policy.MaxInterval); hi > m {
+		lo, hi = lo-(hi-m), m
+	}
+	if m := float64(r.policy.MinInterval); lo < m {
+		lo, hi = m, hi+(m-lo)
+	}
+	return r.clamp(time.Duration(lo + u*(hi-lo)))
 }
 
 // interval is the revisit interval of a URL of this change rate and
@@ -284,7 +330,9 @@ func (f *Frontier) visit(rec *urlRecord, t crawl.Task, out crawl.Outcome, revisi
 func (f *Frontier) interval(rate, weight float64) time.Duration {
 	r := f.re
 	if !r.uniform && (r.mu != 0 || r.calibrated > 0) {
-		return r.policy.Interval(rate, weight, r.mu)
+		// Spare capacity goes to pages with evidence of change, not to
+		// every page alike (freshness.Policy.SpareMu).
+		return r.policy.Interval(rate, weight, max(r.mu, r.policy.SpareMu()))
 	}
 	// (Before the first calibration, µ is unknown: the uniform interval
 	// stands in.)
@@ -490,7 +538,7 @@ func (f *Frontier) calibrate() {
 	f.mu.Lock()
 	r := f.re
 	now := f.now()
-	if r == nil || f.closed || !r.calibrationDue(now) {
+	if r == nil || f.closed || !r.calibrationDue(now, f.capacity(), f.discovering()) {
 		f.mu.Unlock()
 		return
 	}
@@ -505,6 +553,7 @@ func (f *Frontier) calibrate() {
 	r.calibrating, r.calibrated, r.lastCalib = true, r.observed, now
 	rates, weights := r.sample.points()
 	budget, capacity := f.revisitBudget(), f.capacity()
+	r.calibCapacity, r.calibDiscovery = capacity, f.discovering()
 	f.mu.Unlock()
 
 	scaled := budget
@@ -512,17 +561,6 @@ func (f *Frontier) calibrate() {
 		scaled = budget * float64(len(rates)) / scheduled
 	}
 	mu := r.policy.CalibrateMu(rates, weights, scaled)
-	var fresh, total float64
-	for i, rate := range rates {
-		var iv time.Duration
-		if r.uniform {
-			iv = r.uniformInterval(max(scheduled, 1), capacity)
-		} else {
-			iv = r.policy.Interval(rate, weights[i], mu)
-		}
-		fresh += weights[i] * freshness.Freshness(rate, iv)
-		total += weights[i]
-	}
 
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -532,9 +570,6 @@ func (f *Frontier) calibrate() {
 	moved := r.budget != 0 && math.Abs(budget-r.budget) > replanChange*r.budget ||
 		r.uniform && r.planned != 0 && math.Abs(capacity-r.planned) > replanChange*r.planned
 	r.mu, r.budget, r.planned = mu, budget, capacity
-	if total > 0 {
-		r.freshness = fresh / total
-	}
 	if r.nextCalib < calibrateEvery {
 		r.nextCalib *= 2
 	} else {
@@ -596,7 +631,7 @@ func (f *Frontier) replan(now time.Time) error {
 				continue // not a page's planned visit (a failure, …): left as it is
 			}
 			iv := f.interval(r.policy.Rate(*rec.fresh), f.importance(rec))
-			next := laterOf(rec.fresh.Last.Add(iv), now)
+			next := laterOf(rec.fresh.Last.Add(r.spread(iv, key, rec.fresh.Visits)), now)
 			if d := next.Sub(due); d > -time.Second && d < time.Second {
 				continue
 			}
@@ -643,6 +678,36 @@ func (f *Frontier) setRevisitShare(share float64) error {
 	return b.Commit(true)
 }
 
+// discovering says whether discovery has work: URLs queued that are not
+// revisits. f.mu must be held.
+func (f *Frontier) discovering() bool { return f.counts.queued > f.counts.revisits }
+
+// estimateFreshness estimates the share of the collection's pages whose
+// copy is current now: over the sample, the probability that a page has
+// not changed since its last visit, under its estimate (freshness.Current),
+// times the share of the URLs known that have been fetched at all (a
+// page queued but never fetched is held by nobody: stale). With nothing
+// fetched yet it is 0, not 1: no evidence is no freshness. Unweighted,
+// so that it says what share of the pages a reader of the archive finds
+// current; the schedule maximizes the importance-weighted mean. f.mu must
+// be held.
+func (f *Frontier) estimateFreshness(now time.Time) float64 {
+	s := f.re.sample.byHash
+	if len(s) == 0 {
+		return 0
+	}
+	var fresh float64
+	for _, p := range s {
+		fresh += freshness.Current(p.state, now)
+	}
+	held := float64(f.counts.due + f.counts.revisits)
+	unfetched := float64(f.counts.queued) - float64(f.counts.revisits)
+	if held+unfetched == 0 {
+		return 0
+	}
+	return fresh / float64(len(s)) * held / (held + unfetched)
+}
+
 // recrawlStats describes revisiting. f.mu must be held.
 func (f *Frontier) recrawlStats(now time.Time) crawl.RecrawlStats {
 	r := f.re
@@ -663,7 +728,7 @@ func (f *Frontier) recrawlStats(now time.Time) crawl.RecrawlStats {
 		Capacity:     f.capacity(),
 		Budget:       f.revisitBudget(),
 		Mu:           r.mu,
-		Freshness:    r.freshness,
+		Freshness:    f.estimateFreshness(now),
 		Revisits:     r.revisits,
 		NotModified:  r.notModified,
 		Unchanged:    r.unchanged,
@@ -689,7 +754,12 @@ type sample struct {
 	byHash    map[uint64]point
 }
 
-type point struct{ rate, weight float64 }
+// point is what the sample keeps of a URL: its rate and importance at its
+// last visit, for µ, and its state, for the estimate of freshness.
+type point struct {
+	rate, weight float64
+	state        freshness.State
+}
 
 // sampleSize is the smallest sample µ is calibrated on once the crawl
 // has that many scheduled URLs: a calibration costs about 64 interval

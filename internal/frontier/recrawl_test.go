@@ -3,6 +3,7 @@ package frontier
 import (
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -311,15 +312,17 @@ func TestReplanFollowsMu(t *testing.T) {
 		f.re.mu /= 100 // a budget a hundred times larger
 		err = f.replan(time.Now())
 		due := f.counts.due
-		want := f.re.policy.Interval(before.ChangeRate, f.importance(mustRecord(t, f, key)), f.re.mu)
+		rec := mustRecord(t, f, key)
+		want := f.re.policy.Interval(before.ChangeRate, f.importance(rec), f.re.mu)
+		spread := f.re.spread(want, key, rec.fresh.Visits)
 		f.mu.Unlock()
 		if err != nil {
 			t.Fatal(err)
 		}
 		after, _, _ := f.URL("a", key)
-		if !after.NextVisit.Before(before.NextVisit) || after.Interval != want.Truncate(time.Millisecond) || !after.NextVisit.Equal(after.FetchedAt.Add(want)) {
-			t.Errorf("next visit %v (interval %v) before, %v (%v) after; want the last visit plus %v", before.NextVisit, before.Interval,
-				after.NextVisit, after.Interval, want)
+		if !after.NextVisit.Before(before.NextVisit) || after.Interval != want.Truncate(time.Millisecond) || !after.NextVisit.Equal(after.FetchedAt.Add(spread)) {
+			t.Errorf("next visit %v (interval %v) before, %v (%v) after; want the last visit plus %v spread to %v", before.NextVisit, before.Interval,
+				after.NextVisit, after.Interval, want, spread)
 		}
 		if due != 1 {
 			t.Errorf("%d entries in the due-time index, want 1", due)
@@ -338,4 +341,133 @@ func mustRecord(t *testing.T, f *Frontier, key string) urlRecord {
 		t.Fatal(err)
 	}
 	return rec
+}
+
+// TestSpreadRevisits: URLs fetched together with the same interval fall
+// due spread over the band around it rather than at once, within the
+// policy's bounds, and the same URL after the same visit always gets
+// the same time.
+func TestSpreadRevisits(t *testing.T) {
+	r := &recrawler{policy: freshness.Policy{MinInterval: time.Second, MaxInterval: time.Hour}}
+	const iv = 10 * time.Minute
+	lo, hi := time.Duration(math.MaxInt64), time.Duration(0)
+	buckets := make([]int, 10)
+	for i := range 1000 {
+		key := fmt.Sprintf("/p/%d", i)
+		d := r.spread(iv, key, 1)
+		if d != r.spread(iv, key, 1) {
+			t.Fatalf("spread(%v, %q, 1) differs between two calls", iv, key)
+		}
+		lo, hi = min(lo, d), max(hi, d)
+		buckets[min(int(float64(d-9*time.Minute)/float64(2*time.Minute)*10), 9)]++
+	}
+	if lo < 9*time.Minute || hi > 11*time.Minute || hi-lo < 110*time.Second {
+		t.Errorf("1000 URLs at %v spread over [%v, %v], want most of [9m, 11m]", iv, lo, hi)
+	}
+	for i, n := range buckets {
+		if n < 50 || n > 150 {
+			t.Errorf("spread: %d of 1000 URLs in the %d-th tenth of the band, want about 100 (%v)", n, i, buckets)
+			break
+		}
+	}
+	// At the bounds the band moves inside them: URLs at the maximum
+	// interval are spread too, not half of them at exactly the maximum.
+	atMax, atMin := 0, 0
+	for i := range 1000 {
+		key := fmt.Sprintf("/p/%d", i)
+		if d := r.spread(time.Second, key, 1); d < time.Second || d > 1200*time.Millisecond {
+			t.Fatalf("spread(1s, %q) = %v, want within [1s, 1.2s]", key, d)
+		} else if d == time.Second {
+			atMin++
+		}
+		if d := r.spread(time.Hour, key, 1); d > time.Hour || d < 48*time.Minute {
+			t.Fatalf("spread(1h, %q) = %v, want within [48m, 1h]", key, d)
+		} else if d == time.Hour {
+			atMax++
+		}
+	}
+	if atMin > 10 || atMax > 10 {
+		t.Errorf("of 1000 URLs, %d fall due exactly at the minimum interval and %d at the maximum: bunched", atMin, atMax)
+	}
+	same := 0
+	for v := range uint32(100) {
+		if r.spread(iv, "/p/1", v) == r.spread(iv, "/p/1", v+1) {
+			same++
+		}
+	}
+	if same > 1 {
+		t.Errorf("one URL's successive visits kept the same offset %d times in 100: its phase is fixed", same)
+	}
+}
+
+// TestEstimatedFreshnessIsHonest: the estimated freshness of the
+// collection says how much of it is current, not how fresh the schedule
+// would keep it: 0 before anything is fetched, a page queued but never
+// fetched counts as stale, and a page seen to change at every visit
+// counts as stale once long unvisited.
+func TestEstimatedFreshnessIsHonest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := openRecrawl(t, t.TempDir(), true, time.Hour)
+		defer f.Close()
+		ctx := t.Context()
+		f.Add(ctx, []crawl.Link{link("a", 1), link("a", 2)})
+		if got := f.Stats().Recrawl.Freshness; got != 0 {
+			t.Errorf("estimated freshness before any fetch = %v, want 0", got)
+		}
+		done(t, f, mustNext(t, f), 1)
+		// One of two pages held, and one that (by its prior) rarely changes.
+		if got := f.Stats().Recrawl.Freshness; got < 0.45 || got > 0.5 {
+			t.Errorf("estimated freshness with one of two pages fetched = %v, want about 0.5", got)
+		}
+		done(t, f, mustNext(t, f), 1)
+		if got := f.Stats().Recrawl.Freshness; got < 0.99 {
+			t.Errorf("estimated freshness with both pages just fetched = %v, want about 1", got)
+		}
+		// Page 1 changes at every hourly visit, page 2 never: after 8
+		// visits, half an hour after the last, page 1 is likely stale.
+		for v := range uint64(8) {
+			for range 2 {
+				l := mustNext(t, f)
+				content := uint64(1)
+				if l.Task.Key == link("a", 1).Key {
+					content = 100 + v
+				}
+				done(t, f, l, content)
+			}
+		}
+		time.Sleep(59 * time.Minute)
+		if got := f.Stats().Recrawl.Freshness; got < 0.5 || got > 0.75 {
+			t.Errorf("estimated freshness an hour after visits that always found page 1 changed = %v, want about 0.5", got)
+		}
+	})
+}
+
+// TestBudgetMoveRecalibrates: when the revisit budget moves (here, the
+// host's discovery ends, and revisits get its whole capacity instead of
+// their share), µ is calibrated again at once, even if the observations
+// alone would not ask for it yet: visits planned under the old budget
+// may all be far away, and nothing would be observed until then.
+func TestBudgetMoveRecalibrates(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f, err := Open(Options{Dir: t.TempDir(), Policy: politeness.Policy{Delay: time.Second}, Recrawl: true,
+			Freshness: freshness.Policy{MinInterval: time.Minute, MaxInterval: time.Hour}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		f.Add(t.Context(), []crawl.Link{link("a", 1), link("a", 2)})
+		done(t, f, mustNext(t, f), 1)
+		f.mu.Lock()
+		before := f.re.budget
+		f.re.nextCalib = 1000 // as in a crawl past its first observations
+		f.mu.Unlock()
+		time.Sleep(2 * time.Second)
+		done(t, f, mustNext(t, f), 1) // the last discovery: the budget moves
+		f.mu.Lock()
+		budget, want := f.re.budget, f.revisitBudget()
+		f.mu.Unlock()
+		if budget != want || budget <= before {
+			t.Errorf("budget planned for %v before, %v after the end of discovery; want the budget now, %v", before, budget, want)
+		}
+	})
 }
