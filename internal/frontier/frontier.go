@@ -385,12 +385,12 @@ func (f *Frontier) saveBloom() error {
 func (f *Frontier) Add(_ context.Context, links []crawl.Link) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.add(links, Mark{})
+	return f.add(links, crawl.Position{})
 }
 
 // add is Add, recording m with the links when m is set. f.mu must be
 // held.
-func (f *Frontier) add(links []crawl.Link, m Mark) (int, error) {
+func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 	if f.closed {
 		return 0, errClosed
 	}
@@ -783,13 +783,13 @@ func (f *Frontier) complete(l crawl.Lease, out crawl.Outcome) error {
 	if !ok || f.closed {
 		return nil // already completed (or closed: the entry stays queued)
 	}
-	return f.apply(l.ID, ls, out, Mark{})
+	return f.apply(l.ID, ls, out, crawl.Position{})
 }
 
 // apply ends lease ls (id: its number; 0 for a lease rebuilt from the
 // store, see ApplyOutcome) with out, recording m in the same batch when
 // m is set. f.mu must be held.
-func (f *Frontier) apply(id uint64, ls *lease, out crawl.Outcome, m Mark) error {
+func (f *Frontier) apply(id uint64, ls *lease, out crawl.Outcome, m crawl.Position) error {
 	h := ls.host
 	if id != 0 {
 		delete(f.leases, id)

@@ -19,7 +19,7 @@ import (
 // Shards in cluster mode (docs/cluster.md). A cluster node's frontier
 // holds the state of the shards it owns, each built by applying the
 // shard's log in order: link batches with AddAt, outcomes with
-// ApplyOutcome. Each records the log position it applied (its Mark) in
+// ApplyOutcome. Each records the log position it applied (its crawl.Position) in
 // the same batch as its changes, so an event is applied exactly once
 // however often it is delivered. A shard moves between nodes as a
 // snapshot (ExportShard, ImportShard) plus the log after it. Only the
@@ -40,16 +40,6 @@ var shardTags = []byte{tagApplied, tagHost, tagQueue, tagRobots, tagURL, tagDue}
 // ShardOf is the shard of a host (its politeness key, as urlnorm.Host
 // spells it): xxhash64(host) mod Shards.
 func ShardOf(host string) uint16 { return shardOf(host) }
-
-// Mark is a position in one shard's log: the sequence number of an
-// event. The zero Mark is no position (single-node mode).
-type Mark struct {
-	Shard uint16
-	Seq   uint64
-}
-
-// IsZero reports whether m is no position.
-func (m Mark) IsZero() bool { return m.Seq == 0 }
 
 func appliedKey(shard uint16) []byte {
 	return binary.BigEndian.AppendUint16([]byte{tagApplied}, shard)
@@ -133,7 +123,7 @@ func (f *Frontier) applied(p uint16) (uint64, error) {
 }
 
 // mark records m in b, when m is set.
-func (f *Frontier) mark(b *kv.Batch, m Mark) {
+func (f *Frontier) mark(b *kv.Batch, m crawl.Position) {
 	if !m.IsZero() {
 		b.Set(appliedKey(m.Shard), binary.AppendUvarint(nil, m.Seq))
 	}
@@ -141,7 +131,7 @@ func (f *Frontier) mark(b *kv.Batch, m Mark) {
 
 // stale reports whether the event at m was applied already. f.mu must
 // be held.
-func (f *Frontier) stale(m Mark) (bool, error) {
+func (f *Frontier) stale(m crawl.Position) (bool, error) {
 	if m.IsZero() {
 		return false, errors.New("frontier: an event of a shard's log needs its position")
 	}
@@ -155,7 +145,7 @@ func (f *Frontier) stale(m Mark) (bool, error) {
 // AddAt applies a link batch of shard m.Shard's log, at position m.Seq:
 // as Add, once. A batch at or before the shard's applied position is
 // skipped; every link must belong to the shard.
-func (f *Frontier) AddAt(_ context.Context, links []crawl.Link, m Mark) (int, error) {
+func (f *Frontier) AddAt(_ context.Context, links []crawl.Link, m crawl.Position) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
@@ -180,7 +170,7 @@ func (f *Frontier) AddAt(_ context.Context, links []crawl.Link, m Mark) (int, er
 // completed as that node's lease was; an entry no longer queued is left
 // alone. An event at or before the shard's applied position is skipped.
 // It returns once the outcome is on disk.
-func (f *Frontier) ApplyOutcome(_ context.Context, t crawl.Task, out crawl.Outcome, m Mark) error {
+func (f *Frontier) ApplyOutcome(_ context.Context, t crawl.Task, out crawl.Outcome, m crawl.Position) error {
 	if err := f.applyOutcome(t, out, m); err != nil {
 		return err
 	}
@@ -188,7 +178,7 @@ func (f *Frontier) ApplyOutcome(_ context.Context, t crawl.Task, out crawl.Outco
 	return f.db.Sync()
 }
 
-func (f *Frontier) applyOutcome(t crawl.Task, out crawl.Outcome, m Mark) error {
+func (f *Frontier) applyOutcome(t crawl.Task, out crawl.Outcome, m crawl.Position) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
