@@ -323,3 +323,16 @@ type HostInfo struct {
 	Blocked bool
 	Policy  HostPolicy
 }
+
+// Position is a place in one shard's log (cluster mode): the sequence
+// number of an event in the log of shard Shard. The frontier records,
+// with each event it applies, the position it applied up to, so that an
+// event is applied once however often it is delivered. The zero Position
+// is no place: single-node mode, which has no shard logs.
+type Position struct {
+	Shard uint16
+	Seq   uint64
+}
+
+// IsZero reports whether p is no place.
+func (p Position) IsZero() bool { return p.Seq == 0 }

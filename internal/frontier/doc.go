@@ -25,6 +25,13 @@
 //   - Next reports crawl.ErrExhausted only when nothing is queued, nothing
 //     is due for a revisit, and no lease is outstanding.
 //
+// In cluster mode a frontier opened with Options.Partial holds the
+// shards a node owns (shard.go): it applies each shard's log with AddAt
+// and ApplyOutcome, each event exactly once (the shard's applied position
+// is stored in the same batch), leases only the hosts of the shards
+// SetShard made its own, and moves a shard to another node with
+// ExportShard and ImportShard.
+//
 // docs/frontier.md describes the design and docs/formats.md the stored
 // records. A Frontier is safe for concurrent use; it starts no goroutines.
 // Close saves the seen-set filter and closes the store.

@@ -62,13 +62,17 @@ type Frontier struct {
 	// cycle (hostRecord.capacity): requests per second.
 	hostCapacity float64
 	fp           fpCounter
-	closed       bool
-	changed      chan struct{} // closed and replaced whenever a waiter may proceed
+	// shards: which shards this frontier owns (see shard.go); all of
+	// them unless Options.Partial.
+	shards  shardSet
+	closed  bool
+	changed chan struct{} // closed and replaced whenever a waiter may proceed
 }
 
 // host is the in-memory state of an active host.
 type host struct {
 	name     string
+	shard    uint16
 	rec      hostRecord
 	robots   crawl.RobotsState
 	robotsOK bool  // robots loaded from the store
@@ -98,6 +102,7 @@ type item struct {
 
 // lease is an outstanding grant.
 type lease struct {
+	id        uint64
 	host      *host
 	item      *item
 	prevReady time.Time // the host's ready time before the lease reserved it
@@ -167,6 +172,11 @@ type Options struct {
 	// BreadthFirst orders each host's queue by depth from the seeds
 	// instead of importance (OPIC cash, depth and sitemap priority).
 	BreadthFirst bool
+	// Partial starts the frontier owning no shard: it keeps the state
+	// it is given for every shard, but leases only hosts of the shards
+	// SetShard makes its own, and never reports exhaustion (a cluster
+	// decides that). Cluster mode; see shard.go.
+	Partial bool
 }
 
 const bloomFile = "seen.bloom"
@@ -228,6 +238,7 @@ func Open(o Options) (*Frontier, error) {
 		leased:       make(map[string]*lease),
 		blocked:      make(map[string]struct{}),
 		changed:      make(chan struct{}),
+		shards:       newShardSet(!o.Partial),
 	}
 	if err := f.load(o.ExpectedURLs); err != nil {
 		db.Close()
@@ -270,7 +281,7 @@ func (f *Frontier) load(expected uint64) error {
 			f.blocked[name] = struct{}{}
 		}
 		if rec.queued > 0 {
-			h := &host{name: name, rec: rec, heapIndex: -1}
+			h := &host{name: name, shard: shardOf(name), rec: rec, heapIndex: -1}
 			f.hosts[h.name] = h
 			f.schedule(h) // a blocked host stays out of the heap
 		}
@@ -374,10 +385,17 @@ func (f *Frontier) saveBloom() error {
 func (f *Frontier) Add(_ context.Context, links []crawl.Link) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.add(links, crawl.Position{})
+}
+
+// add is Add, recording m with the links when m is set. f.mu must be
+// held.
+func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 	if f.closed {
 		return 0, errClosed
 	}
 	b := f.db.NewBatch()
+	f.mark(b, m)
 	dirty := make(map[*host]struct{})
 	batchSeen := make(map[string]struct{}, len(links))
 	added := 0
@@ -546,7 +564,7 @@ func (f *Frontier) activeHost(name string) (*host, error) {
 // storedHost returns an idle host as the store has it (found false: a
 // new host, with a zero record), not yet in f.hosts. f.mu must be held.
 func (f *Frontier) storedHost(name string) (h *host, found bool, err error) {
-	h = &host{name: name, heapIndex: -1}
+	h = &host{name: name, shard: shardOf(name), heapIndex: -1}
 	v, found, err := f.db.Get(hostKey(name))
 	if err != nil || !found {
 		return h, false, err
@@ -665,7 +683,7 @@ func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
 	if f.re != nil && f.counts.due > 0 {
 		return crawl.Lease{}, max(f.earliestDue.Sub(f.now()), time.Millisecond), nil
 	}
-	if len(f.leases) == 0 {
+	if len(f.leases) == 0 && !f.shards.partial {
 		return crawl.Lease{}, 0, crawl.ErrExhausted
 	}
 	return crawl.Lease{}, -1, nil
@@ -696,6 +714,7 @@ func (f *Frontier) lease(h *host, now time.Time) (crawl.Lease, time.Duration, er
 		return crawl.Lease{}, 0, err
 	}
 	f.nextID++
+	ls.id = f.nextID
 	f.leases[f.nextID] = ls
 	f.leased[ls.item.task.Key] = ls
 	over := h.rec.policy.MaxPages != nil && int64(h.rec.fetched) >= *h.rec.policy.MaxPages
@@ -764,11 +783,21 @@ func (f *Frontier) complete(l crawl.Lease, out crawl.Outcome) error {
 	if !ok || f.closed {
 		return nil // already completed (or closed: the entry stays queued)
 	}
-	delete(f.leases, l.ID)
-	delete(f.leased, ls.item.task.Key)
+	return f.apply(l.ID, ls, out, crawl.Position{})
+}
+
+// apply ends lease ls (id: its number; 0 for a lease rebuilt from the
+// store, see ApplyOutcome) with out, recording m in the same batch when
+// m is set. f.mu must be held.
+func (f *Frontier) apply(id uint64, ls *lease, out crawl.Outcome, m crawl.Position) error {
 	h := ls.host
-	h.leased = false
+	if id != 0 {
+		delete(f.leases, id)
+		delete(f.leased, ls.item.task.Key)
+		h.leased = false
+	}
 	b := f.db.NewBatch()
+	f.mark(b, m)
 
 	if out.Robots != nil {
 		h.robots = *out.Robots
@@ -813,7 +842,7 @@ func (f *Frontier) complete(l crawl.Lease, out crawl.Outcome) error {
 	if err := f.commit(b, map[*host]struct{}{h: {}}); err != nil {
 		return err
 	}
-	if h.rec.queued == 0 {
+	if h.rec.queued == 0 && !h.leased {
 		delete(f.hosts, h.name) // idle: its record is in the store
 	} else {
 		f.schedule(h)
@@ -932,7 +961,7 @@ func (h *host) deleted(key []byte) {
 // fixes its position. f.mu must be held.
 func (f *Frontier) schedule(h *host) {
 	switch {
-	case h.leased || h.rec.queued == 0 || h.rec.blocked:
+	case h.leased || h.rec.queued == 0 || h.rec.blocked || !f.shards.owns(h.shard):
 		if h.heapIndex >= 0 {
 			heap.Remove(&f.ready, h.heapIndex)
 		}

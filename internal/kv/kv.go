@@ -77,6 +77,9 @@ func (b *Batch) Set(key, value []byte) { _ = b.b.Set(key, value, nil) }
 // Delete removes key.
 func (b *Batch) Delete(key []byte) { _ = b.b.Delete(key, nil) }
 
+// DeleteRange removes every key in [lower, upper).
+func (b *Batch) DeleteRange(lower, upper []byte) { _ = b.b.DeleteRange(lower, upper, nil) }
+
 // Empty reports whether the batch holds no writes.
 func (b *Batch) Empty() bool { return b.b.Empty() }
 
