@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -57,6 +58,26 @@ func TestHostRecordRoundTrip(t *testing.T) {
 		if got != want {
 			t.Errorf("round trip = %+v, want %+v", got, want)
 		}
+	}
+}
+
+// TestHostRecordAliases: a host's alias rules survive the host record,
+// and a record without them reads as before.
+func TestHostRecordAliases(t *testing.T) {
+	want := &crawl.HostAliases{Rules: []crawl.AliasEvidence{
+		{Rule: crawl.AliasRule{Kind: crawl.AliasIndex, Param: "index.html"}, Confirmations: 3, Adopted: true},
+		{Rule: crawl.AliasRule{Kind: crawl.AliasParam, Param: "ref"}, Confirmations: 1, Contradicted: true},
+	}}
+	got, err := decodeHostRecord(hostRecord{nextSeq: 4, aliases: want}.encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.nextSeq != 4 || got.aliases == nil || !slices.Equal(got.aliases.Rules, want.Rules) {
+		t.Errorf("round trip = %+v %+v, want %+v", got, got.aliases, want)
+	}
+	got, err = decodeHostRecord(hostRecord{nextSeq: 4}.encode())
+	if err != nil || got.aliases != nil {
+		t.Errorf("record without aliases = %+v, %v", got, err)
 	}
 }
 
