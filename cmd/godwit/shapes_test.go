@@ -5,10 +5,12 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
+	"github.com/godwit-crawler/godwit/internal/frontier"
 )
 
 // startShapes serves a fakeweb.Shapes web on loopback for the test.
@@ -63,6 +65,26 @@ func TestCrawlLearnsAliases(t *testing.T) {
 	diff := "h1." + web.Config().Domain
 	if n := r.AliasFetches[diff]; n != 0 {
 		t.Errorf("%d alias fetches on %s, whose index.html pages differ", n, diff)
+	}
+	// The rules are kept with the host records: after the crawl, the
+	// store says h0 adopted the index.html rule and h1 contradicted it,
+	// and `godwit hosts show` prints that.
+	fr, err := frontier.Open(frontier.Options{Dir: dataDir(s.Data).state()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	b := &backend{now: time.Now}
+	for host, want := range map[string]string{"h0." + web.Config().Domain: "drop /index.html: adopted", diff: "drop /index.html: contradicted"} {
+		info, ok, err := fr.Host(host)
+		if err != nil || !ok {
+			t.Fatalf("Host(%s) = %v, %v", host, ok, err)
+		}
+		var out strings.Builder
+		printHost(&out, b.host(info, 0), time.Now())
+		if !strings.Contains(out.String(), "URL aliases") || !strings.Contains(out.String(), want) {
+			t.Errorf("hosts show %s:\n%s\nwant %q", host, out.String(), want)
+		}
 	}
 
 	web.Reset()

@@ -210,3 +210,48 @@ func TestHostRecordRecrawlFields(t *testing.T) {
 		}
 	}
 }
+
+// TestAliasesSurviveRestart: the alias rules an outcome carries are kept
+// with the host record, handed out with the host's next lease, shown by
+// Host, and still there after the frontier is closed and opened again.
+func TestAliasesSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	p := politeness.Policy{Delay: time.Millisecond}
+	f := openAt(t, dir, p)
+	ctx := t.Context()
+	if _, err := f.Add(ctx, []crawl.Link{link("a", 1), link("a", 2), link("a", 3)}); err != nil {
+		t.Fatal(err)
+	}
+	rules := &crawl.HostAliases{Rules: []crawl.AliasEvidence{
+		{Rule: crawl.AliasRule{Kind: crawl.AliasIndex, Param: "index.html"}, Confirmations: 2, Adopted: true}}}
+	l := mustNext(t, f)
+	if len(l.Aliases.Rules) != 0 {
+		t.Fatalf("first lease has rules %+v", l.Aliases)
+	}
+	now := time.Now()
+	if err := f.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Done, Requested: true, Status: 200, Start: now, End: now, Aliases: rules}); err != nil {
+		t.Fatal(err)
+	}
+	if got := hostInfo(t, f, "a").Aliases; !slices.Equal(got, rules.Rules) {
+		t.Errorf("Host(a).Aliases = %+v, want %+v", got, rules.Rules)
+	}
+	l = mustNext(t, f)
+	if !slices.Equal(l.Aliases.Rules, rules.Rules) {
+		t.Errorf("next lease's rules = %+v, want %+v", l.Aliases.Rules, rules.Rules)
+	}
+	if err := f.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Requeue}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f = openAt(t, dir, p)
+	defer f.Close()
+	if got := hostInfo(t, f, "a").Aliases; !slices.Equal(got, rules.Rules) {
+		t.Errorf("after restart Host(a).Aliases = %+v, want %+v", got, rules.Rules)
+	}
+	l = mustNext(t, f)
+	if !slices.Equal(l.Aliases.Rules, rules.Rules) {
+		t.Errorf("after restart the lease's rules = %+v, want %+v", l.Aliases.Rules, rules.Rules)
+	}
+}
