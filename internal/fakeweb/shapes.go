@@ -221,6 +221,10 @@ func (s *Shapes) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		authority = r.URL.Host
 	}
 	a := canonicalAuthority(authority)
+	if a != s.cfg.Domain && !strings.HasSuffix(a, "."+s.cfg.Domain) && (!r.URL.IsAbs() || strings.HasPrefix(r.URL.Path, controlPrefix)) {
+		s.serveControl(rw, r)
+		return
+	}
 	label, ok := strings.CutSuffix(a, "."+s.cfg.Domain)
 	digits, ok2 := strings.CutPrefix(label, "h")
 	host, ok3 := parseIndex(digits)
@@ -245,6 +249,23 @@ func (s *Shapes) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	rw.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	rw.WriteHeader(status)
 	_, _ = rw.Write([]byte(body))
+}
+
+// serveControl answers GET /_fakeweb/seeds, GET /_fakeweb/report and
+// POST /_fakeweb/reset, as a Web does.
+func (s *Shapes) serveControl(rw http.ResponseWriter, r *http.Request) {
+	read := r.Method == http.MethodGet || r.Method == http.MethodHead
+	switch p := r.URL.Path; {
+	case p == controlPrefix+"seeds" && read:
+		writeJSON(rw, http.StatusOK, s.Seeds())
+	case p == controlPrefix+"report" && read:
+		writeJSON(rw, http.StatusOK, s.Report())
+	case p == controlPrefix+"reset" && r.Method == http.MethodPost:
+		s.Reset()
+		rw.WriteHeader(http.StatusNoContent)
+	default:
+		http.NotFound(rw, r)
+	}
 }
 
 // render writes the page p of host i. The body depends on the page's
@@ -356,10 +377,10 @@ type ShapesReport struct {
 	Traps map[string]int `json:"traps"`
 	// Reachable counts the pages of the ground truth (traps aside),
 	// Covered those answered 200, Coverage the share.
-	Reachable int     `json:"reachable"`
-	Covered   int     `json:"covered"`
-	Coverage  float64 `json:"coverage"`
-	Missing   []string
+	Reachable int      `json:"reachable"`
+	Covered   int      `json:"covered"`
+	Coverage  float64  `json:"coverage"`
+	Missing   []string `json:"missing,omitempty"`
 	// AliasFetches counts, per host, requests answered 200 for a page
 	// already answered under another spelling (/index.html after /).
 	AliasFetches map[string]int `json:"alias_fetches"`
