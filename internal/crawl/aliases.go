@@ -453,13 +453,39 @@ func (a *aliases) rewrite(host string, u *url.URL) (v *url.URL, ok, verify bool)
 	if a.cfg.Off {
 		return u, false, false
 	}
+	rules, h := a.adopted(host)
+	if len(rules) == 0 {
+		return u, false, false
+	}
+	v = u
+	for _, r := range rules {
+		if w, changed := r.apply(v); changed {
+			v, ok = w, true
+		}
+	}
+	if !ok {
+		return u, false, false
+	}
+	k := xxhash.Sum64String(a.canon.Key(u))
+	a.mu.Lock()
+	verify = a.sample(h, k)
+	a.mu.Unlock()
+	if verify {
+		return u, false, true
+	}
+	return v, true, false
+}
+
+// adopted returns the rules adopted for host (adopting those the pooled
+// evidence now allows) and its state.
+func (a *aliases) adopted(host string) ([]AliasRule, *hostAliases) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	h := a.hosts[host]
 	if h == nil {
-		return u, false, false
+		return nil, nil
 	}
-	v = u
+	var rules []AliasRule
 	for i := range h.state.Rules {
 		e := &h.state.Rules[i]
 		if !e.Adopted {
@@ -468,17 +494,27 @@ func (a *aliases) rewrite(host string, u *url.URL) (v *url.URL, ok, verify bool)
 			}
 			h.dirty = true // adopted on pooled evidence: the frontier must learn it
 		}
-		if w, changed := e.Rule.apply(v); changed {
-			v, ok = w, true
-		}
+		rules = append(rules, e.Rule)
 	}
-	if !ok {
-		return u, false, false
+	// A fixed order, so that every spelling reaches the same form:
+	// /A/Index.html/ … index files first, the trailing slash last.
+	slices.SortStableFunc(rules, func(x, y AliasRule) int { return x.Kind.order() - y.Kind.order() })
+	return rules, h
+}
+
+// order is where rewrite applies rules of kind k.
+func (k AliasKind) order() int {
+	switch k {
+	case AliasIndex:
+		return 0
+	case AliasParam:
+		return 1
+	case AliasCase:
+		return 2
+	case AliasTrailingSlash:
+		return 3
 	}
-	if a.sample(h, xxhash.Sum64String(a.canon.Key(u))) {
-		return u, false, true
-	}
-	return v, true, false
+	return 4 // unknown kinds (a newer version's) change nothing
 }
 
 // sample decides whether the distinct key k, which an adopted rule would

@@ -269,3 +269,18 @@ func TestAliasVerification(t *testing.T) {
 		t.Errorf("%d of 20 distinct aliases kept to verify, want 4", kept)
 	}
 }
+
+// TestAliasRulesComposeInOrder: rules adopted in any order rewrite every
+// spelling to one form (index files first, the trailing slash last).
+func TestAliasRulesComposeInOrder(t *testing.T) {
+	c := newTestCrawler(t, Config{Aliases: Aliases{Confirmations: 1}}, "http://a.example/")
+	fetchAlias(c, "http://a.example/y/", 1)
+	fetchAlias(c, "http://a.example/y", 1) // trailing slash first
+	fetchAlias(c, "http://a.example/x/", 2)
+	fetchAlias(c, "http://a.example/x/index.html", 2)
+	for _, raw := range []string{"http://a.example/z/index.html", "http://a.example/z/", "http://a.example/z"} {
+		if got := found(c, "http://a.example/p", raw); len(got) != 1 || got[0] != "http://a.example/z" {
+			t.Errorf("%s rewritten to %v, want http://a.example/z", raw, got)
+		}
+	}
+}
