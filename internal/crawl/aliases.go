@@ -68,7 +68,7 @@ const (
 	// index.htm, index.php, default.aspx, default.asp, matched without
 	// regard to case) as the last path segment: /a/index.html → /a/.
 	AliasIndex AliasKind = iota + 1
-	// AliasTrailingSlash drops the trailing slash of a path but "/":
+	// AliasTrailingSlash drops the trailing slashes of a path but "/":
 	// /a/ → /a.
 	AliasTrailingSlash
 	// AliasCase lower-cases the path (escapes keep their upper-case
@@ -124,7 +124,7 @@ func (r AliasRule) apply(u *url.URL) (*url.URL, bool) {
 		if len(v.Path) < 2 || !strings.HasSuffix(v.Path, "/") {
 			return u, false
 		}
-		v.Path, v.RawPath = strings.TrimSuffix(v.Path, "/"), ""
+		v.Path, v.RawPath = strings.TrimRight(v.Path, "/"), ""
 		if v.Path == "" {
 			return u, false
 		}
