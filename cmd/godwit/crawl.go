@@ -335,7 +335,7 @@ func printSummary(w io.Writer, r crawlResult) {
 		s.Traps.Total(), s.Traps.Calendar, s.Traps.PathRepeats, s.Traps.URLTooLong, s.Traps.PathTooDeep,
 		s.Traps.TooManyParams, s.Traps.HostBudget, s.Traps.Anomaly, s.Traps.DemotedHosts, s.Traps.Template)
 	if a := s.Aliases; a.Adopted > 0 || a.Retracted > 0 {
-		fmt.Fprintf(w, "  aliases     %d URL alias rules adopted, %d retracted; %d links rewritten, %d queued aliases not fetched, %d fetched to verify\n",
+		fmt.Fprintf(w, "  aliases     %d URL alias rules adopted, %d retracted; %d links rewritten, %d queued aliases not fetched, %d kept to verify\n",
 			a.Adopted, a.Retracted, a.Rewritten, a.Skipped, a.Verified)
 	}
 	fmt.Fprintf(w, "  frontier    %d URLs seen on %d hosts, %d left queued; seen-set filter false positives %.2f%%\n",

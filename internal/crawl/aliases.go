@@ -210,7 +210,7 @@ func (h HostAliases) Adopted() []AliasRule {
 type AliasStats struct {
 	Rewritten int64 // links rewritten by an adopted rule before the seen-set
 	Skipped   int64 // queued URLs dropped at lease time for their rewritten form
-	Verified  int64 // URLs an adopted rule would rewrite, fetched as they are to verify it
+	Verified  int64 // links and queued URLs an adopted rule would rewrite, kept as they are to verify it
 	Adopted   int64 // rules adopted for a host
 	Retracted int64 // adopted rules a counter-example retracted
 }
