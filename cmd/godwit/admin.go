@@ -564,6 +564,20 @@ func printHost(out io.Writer, h admin.Host, now time.Time) {
 		policy = strings.Join(parts, ", ")
 	}
 	fmt.Fprintf(tw, "override\t%s\n", policy)
+	for i, a := range h.Aliases {
+		label := ""
+		if i == 0 {
+			label = "URL aliases"
+		}
+		state := "learning"
+		switch {
+		case a.Adopted:
+			state = "adopted"
+		case a.Contradicted:
+			state = "contradicted"
+		}
+		fmt.Fprintf(tw, "%s\t%s: %s, %d confirmations\n", label, a.Rule, state, a.Confirmations)
+	}
 	tw.Flush()
 }
 

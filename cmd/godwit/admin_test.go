@@ -77,7 +77,8 @@ func (b *adminBackend) Host(ctx context.Context, name string) (admin.Host, error
 	d := int64(5000)
 	return admin.Host{Name: name, Queued: 10, Fetched: 90, BudgetUsed: 90, BudgetMax: 1000, DelayMS: 5000, DelayReason: "override",
 		Waiting: "override", LatencyMS: 230, Breaker: "closed", Robots: "ok", RobotsFetchedAt: time.Now().Add(-time.Hour), RobotsAgeSeconds: 3600,
-		Policy: &admin.HostPolicy{DelayMS: &d}}, nil
+		Policy:  &admin.HostPolicy{DelayMS: &d},
+		Aliases: []admin.AliasRule{{Rule: "drop /index.html", Kind: "index", Param: "index.html", Confirmations: 3, Adopted: true}}}, nil
 }
 
 func (b *adminBackend) SetHostPolicy(ctx context.Context, host string, p admin.HostPolicy) error {
@@ -158,7 +159,7 @@ func TestAdminCommands(t *testing.T) {
 		{[]string{"hosts"}, "", []string{"HOST", "QUEUED", "a.example", "1,200", "2.5s (crawl-delay)", "b.example (blocked)", "open"}, "Hosts queued 50"},
 		{[]string{"hosts", "--sort", "errors", "--limit", "5"}, "", []string{"a.example"}, "Hosts errors 5"},
 		{[]string{"hosts", "--json"}, "", []string{`[{"name":"a.example"`}, "Hosts queued 50"},
-		{[]string{"hosts", "A.example"}, "", []string{"host", "a.example", "90 of 1,000 pages", "5s (override)", "230ms", "fetched 1h00m ago", "override", "delay 5s"}, "Host a.example"},
+		{[]string{"hosts", "A.example"}, "", []string{"host", "a.example", "90 of 1,000 pages", "5s (override)", "230ms", "fetched 1h00m ago", "override", "delay 5s", "URL aliases", "drop /index.html: adopted, 3 confirmations"}, "Host a.example"},
 		{[]string{"hosts", "block", "a.example"}, "", []string{"blocked a.example"}, "Block a.example"},
 		{[]string{"hosts", "unblock", "a.example"}, "", []string{"unblocked a.example"}, "Unblock a.example"},
 		{[]string{"hosts", "policy", "a.example", "--delay", "10s", "--max-pages", "500"}, "", []string{"set the policy of a.example: delay 10s, at most 500 pages"}, "SetHostPolicy a.example delay=10000 max=500"},

@@ -143,6 +143,10 @@ func (b *backend) host(h crawl.HostInfo, requests10m int64) admin.Host {
 	if !h.RobotsFetchedAt.IsZero() {
 		out.RobotsAgeSeconds = b.now().Sub(h.RobotsFetchedAt).Seconds()
 	}
+	for _, e := range h.Aliases {
+		out.Aliases = append(out.Aliases, admin.AliasRule{Rule: e.Rule.String(), Kind: e.Rule.Kind.String(),
+			Param: e.Rule.Param, Confirmations: e.Confirmations, Contradicted: e.Contradicted, Adopted: e.Adopted})
+	}
 	if !h.Policy.IsZero() {
 		p := &admin.HostPolicy{}
 		if h.Policy.Delay != nil {

@@ -422,6 +422,9 @@ type urlSettings struct {
 	StripParams    []string `yaml:"strip_params"`
 	SessionParams  []string `yaml:"session_params"`
 	KeepQueryOrder bool     `yaml:"keep_query_order"`
+	// LearnAliases learns URL aliases per host (crawl.Aliases); default
+	// true.
+	LearnAliases *bool `yaml:"learn_aliases"`
 }
 
 // scopeSettings are URL prefixes and regular expressions (crawl.ScopeRules).
@@ -438,6 +441,8 @@ type trapSettings struct {
 	MaxQueryParams   int   `yaml:"max_query_params"`
 	MaxCalendarSteps int   `yaml:"max_calendar_steps"`
 	HostPages        int64 `yaml:"host_pages"`
+	TemplatePages    int   `yaml:"template_pages"`
+	TemplateHops     int   `yaml:"template_hops"`
 	Anomaly          struct {
 		MinURLs int64   `yaml:"min_urls"`
 		Ratio   float64 `yaml:"ratio"`
@@ -456,6 +461,7 @@ func (s crawlSettings) applyURLSettings(c *crawl.Config) {
 	c.Pages = crawl.PageSignals{FollowNofollowLinks: s.Pages.FollowNofollowLinks,
 		ArchiveNoArchive: s.Pages.ArchiveNoArchive, OmitNoIndex: s.Pages.OmitNoIndex}
 	c.URL = s.URL.options()
+	c.Aliases.Off = s.URL.LearnAliases != nil && !*s.URL.LearnAliases
 	c.Include = crawl.ScopeRules{Prefixes: s.Include.Prefixes, Patterns: s.Include.Patterns}
 	c.Exclude = crawl.ScopeRules{Prefixes: s.Exclude.Prefixes, Patterns: s.Exclude.Patterns}
 	t := s.Traps
@@ -466,6 +472,8 @@ func (s crawlSettings) applyURLSettings(c *crawl.Config) {
 		MaxQueryParams:   t.MaxQueryParams,
 		MaxCalendarSteps: t.MaxCalendarSteps,
 		HostPages:        t.HostPages,
+		TemplatePages:    t.TemplatePages,
+		TemplateHops:     t.TemplateHops,
 		Anomaly:          crawl.AnomalyThrottle{MinURLs: t.Anomaly.MinURLs, Ratio: t.Anomaly.Ratio, Pages: t.Anomaly.Pages},
 	}
 }

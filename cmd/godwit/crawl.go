@@ -373,9 +373,13 @@ func printSummary(w io.Writer, r crawlResult) {
 		s.Transient, s.Permanent, s.Policy, s.Retries, s.Throttled)
 	fmt.Fprintf(w, "  links       %d found, %d queued, %d out of scope, %d too deep, %d not http(s)\n",
 		s.Discovered, s.Queued, s.OutOfScope, s.TooDeep, s.NotHTTP)
-	fmt.Fprintf(w, "  traps       %d URLs refused: %d calendar, %d repeated path, %d too long, %d too deep a path, %d too many parameters, %d host budget, %d discovery anomaly (%d hosts demoted)\n",
+	fmt.Fprintf(w, "  traps       %d URLs refused: %d calendar, %d repeated path, %d too long, %d too deep a path, %d too many parameters, %d host budget, %d discovery anomaly (%d hosts demoted), %d template exhausted\n",
 		s.Traps.Total(), s.Traps.Calendar, s.Traps.PathRepeats, s.Traps.URLTooLong, s.Traps.PathTooDeep,
-		s.Traps.TooManyParams, s.Traps.HostBudget, s.Traps.Anomaly, s.Traps.DemotedHosts)
+		s.Traps.TooManyParams, s.Traps.HostBudget, s.Traps.Anomaly, s.Traps.DemotedHosts, s.Traps.Template)
+	if a := s.Aliases; a.Adopted > 0 || a.Retracted > 0 {
+		fmt.Fprintf(w, "  aliases     %d URL alias rules adopted, %d retracted; %d links rewritten, %d queued aliases not fetched, %d kept to verify\n",
+			a.Adopted, a.Retracted, a.Rewritten, a.Skipped, a.Verified)
+	}
 	fmt.Fprintf(w, "  frontier    %d URLs seen on %d hosts, %d left queued; seen-set filter false positives %.2f%%\n",
 		s.Frontier.Seen, s.Frontier.Hosts, s.Frontier.Queued, 100*s.Frontier.BloomFPRate)
 	if rs := s.Frontier.Recrawl; rs.Enabled {

@@ -105,6 +105,7 @@ func newFakewebCmd() *cobra.Command {
 		flags    fakewebFlags
 		listen   string
 		seedsOut string
+		shape    string
 	)
 	d := fakeweb.Config{Hosts: 50, PagesPerHost: 100}
 	d.Default()
@@ -119,6 +120,9 @@ returns the politeness, robots.txt, duplicate and coverage report as JSON;
 GET /_fakeweb/seeds lists the seed URLs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if shape != "" {
+				return serveShapes(cmd, shape, flags.cfg.Hosts, cmd.Flags().Changed("hosts"), listen, seedsOut)
+			}
 			cfg, err := flags.config()
 			if err != nil {
 				return err
@@ -149,8 +153,49 @@ GET /_fakeweb/seeds lists the seed URLs.`,
 	fs := cmd.Flags()
 	fs.StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
 	fs.StringVar(&seedsOut, "seeds-out", "", "write the seed URLs to this file")
+	fs.StringVar(&shape, "shape", "", `serve a Shapes web instead (20 hosts unless --hosts): "aliases" (home and section pages also linked as index.html; on h1 every index.html differs) or "traps" (an endless trap on every host: session chains, calendars, ever-longer searches, repeating paths; 500 pages of pagination on h0); its report counts alias fetches per host, trap requests and coverage`)
 	flags.register(fs, d)
 	return cmd
+}
+
+// serveShapes serves a fakeweb.Shapes web until interrupted.
+func serveShapes(cmd *cobra.Command, shape string, hosts int, hostsSet bool, listen, seedsOut string) error {
+	cfg := fakeweb.ShapesConfig{}
+	switch shape {
+	case "aliases":
+		cfg.Aliases = true
+	case "traps":
+		cfg.Traps, cfg.Articles, cfg.Pagination = true, 300, 500
+	default:
+		return fmt.Errorf("--shape %q: want aliases or traps", shape)
+	}
+	if hostsSet {
+		cfg.Hosts = hosts
+	}
+	web, err := fakeweb.NewShapes(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return failure{err}
+	}
+	if seedsOut != "" {
+		if err := os.WriteFile(seedsOut, []byte(strings.Join(web.Seeds(), "\n")+"\n"), 0o644); err != nil {
+			ln.Close()
+			return failure{err}
+		}
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	base := "http://" + ln.Addr().String()
+	c := web.Config()
+	fmt.Fprintf(cmd.OutOrStdout(), "fakeweb (%s shape) listening on %s\n  %d hosts under %s\n  seeds:     %s/_fakeweb/seeds\n  crawl it:  godwit crawl --proxy %s --seeds FILE\n  report:    curl '%s/_fakeweb/report'\n",
+		shape, base, c.Hosts, c.Domain, base, base, base)
+	if err := web.Serve(ctx, ln); err != nil {
+		return failure{err}
+	}
+	return nil
 }
 
 func printFakewebBanner(w io.Writer, addr string, cfg fakeweb.Config) {

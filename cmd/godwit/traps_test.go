@@ -113,7 +113,7 @@ traps:
 		t.Fatalf("Validate: %v", err)
 	}
 	want := crawl.Traps{MaxURLLength: 1024, MaxPathDepth: 20, MaxPathRepeats: 3, MaxQueryParams: 20, MaxCalendarSteps: -1,
-		HostPages: 500, Anomaly: crawl.AnomalyThrottle{MinURLs: 5000, Ratio: 50, Pages: 10}}
+		HostPages: 500, TemplatePages: 10, TemplateHops: 5, Anomaly: crawl.AnomalyThrottle{MinURLs: 5000, Ratio: 50, Pages: 10}}
 	if c.Traps != want {
 		t.Errorf("traps = %+v, want %+v", c.Traps, want)
 	}

@@ -182,6 +182,26 @@ type Host struct {
 	Policy *HostPolicy `json:"policy,omitempty"`
 	// Requests10m counts requests in the last 10 minutes.
 	Requests10m int64 `json:"requests_10m"`
+	// Aliases are the URL alias rules the host taught the crawl, adopted
+	// or not (see docs/urls.md, "URL aliases").
+	Aliases []AliasRule `json:"aliases,omitempty"`
+}
+
+// AliasRule is a URL alias rule as one host's evidence stands.
+type AliasRule struct {
+	// Rule says what the rule rewrites: "drop /index.html", "drop
+	// trailing /", "lower-case path", "drop ?ref".
+	Rule string `json:"rule"`
+	// Kind is "index", "trailing-slash", "case" or "param"; Param the
+	// index file name or parameter name.
+	Kind  string `json:"kind"`
+	Param string `json:"param,omitempty"`
+	// Confirmations counts URL pairs differing by the rule that
+	// returned identical payloads; Contradicted says a pair did not.
+	Confirmations int  `json:"confirmations"`
+	Contradicted  bool `json:"contradicted"`
+	// Adopted: the host's links are rewritten with the rule.
+	Adopted bool `json:"adopted"`
 }
 
 // HostPolicy is PUT /api/hosts/{host}/policy: an operator's override of a

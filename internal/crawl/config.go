@@ -41,6 +41,8 @@ type Config struct {
 	Exclude ScopeRules
 	// Traps are the spider-trap defences.
 	Traps Traps
+	// Aliases is URL alias learning (aliases.go).
+	Aliases Aliases
 	// Sitemaps says how sitemaps are used.
 	Sitemaps Sitemaps
 	// Pages says how page-level robots signals are honoured beyond the
@@ -75,6 +77,7 @@ func (c *Config) Default() {
 	c.Politeness.Default()
 	c.URL.Default()
 	c.Traps.Default()
+	c.Aliases.Default()
 	c.Sitemaps.Default()
 }
 
@@ -106,7 +109,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("crawl: grace %v is negative", c.Grace))
 	}
 	errs = append(errs, c.Politeness.Validate(), c.URL.Validate(),
-		c.Include.validate("include"), c.Exclude.validate("exclude"), c.Traps.Validate(), c.Sitemaps.Validate())
+		c.Include.validate("include"), c.Exclude.validate("exclude"), c.Traps.Validate(), c.Sitemaps.Validate(), c.Aliases.Validate())
 	return errors.Join(errs...)
 }
 

@@ -33,7 +33,9 @@ type Crawler struct {
 	log      *slog.Logger
 	now      func() time.Time
 	scope    *scope
-	traps    *traps // spider-trap defences (traps.go)
+	traps    *traps       // spider-trap defences (traps.go)
+	aliases  *aliases     // URL alias learning (aliases.go)
+	chain    []linkFilter // the discovery chain (discover.go)
 	canon    *urlnorm.Canonicalizer
 	stats    counters
 	budget   atomic.Int64        // pages reserved against MaxPages
@@ -63,7 +65,7 @@ func New(cfg Config, d Deps) (*Crawler, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	return &Crawler{
+	c := &Crawler{
 		cfg:      cfg,
 		frontier: d.Frontier,
 		fetcher:  d.Fetcher,
@@ -74,7 +76,10 @@ func New(cfg Config, d Deps) (*Crawler, error) {
 		traps:    newTraps(cfg.Traps, d.Logger),
 		canon:    urlnorm.NewCanonicalizer(cfg.URL),
 		parseMem: semaphore.NewWeighted(cfg.ParseMemory),
-	}, nil
+	}
+	c.aliases = newAliases(cfg.Aliases, c.canon, d.Logger, &c.stats)
+	c.chain = c.newChain()
+	return c, nil
 }
 
 // SeedRejection says why a seed given to AddSeedsReport was not queued:
@@ -208,13 +213,11 @@ func (c *Crawler) work(dispatch, work context.Context) error {
 			return err
 		}
 		out, links, perr := c.process(work, l)
-		if len(links) > 0 {
-			n, err := c.frontier.Add(persist, links)
-			if err != nil {
-				return err
-			}
-			c.stats.queued.Add(int64(n))
+		n, err := c.settle(persist, l, &out, links)
+		if err != nil {
+			return err
 		}
+		c.stats.queued.Add(int64(n))
 		if out.Requested {
 			c.activity.record(out.End, l.Task.Host, out.Robots == nil && l.Task.Sitemap == 0)
 			c.observeFetch(out)

@@ -10,8 +10,22 @@ import (
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
-// candidate is a URL found on a page, in a Location header, in robots.txt
-// or in a sitemap, before filtering.
+// Discovery is a chain of link filters. Every URL found on a page, in a
+// Location header, in robots.txt or in a sitemap is a candidate that goes
+// through the chain in order; a filter admits it (possibly rewritten) or
+// refuses it with a reason, which Stats counts. The chain:
+//
+//	normalize → limits → aliases → scope → in-page duplicates →
+//	trap patterns → host open (page budget, demotion) → calendar →
+//	template → anomaly (accounting) → seen-set (the frontier's Add)
+//
+// A new defence is one more linkFilter in newChain. Filters decide in
+// memory and never block, so they take no context: the one step that does
+// I/O, the seen-set, is the frontier's Add, called by settle after the
+// chain.
+
+// candidate is a URL on its way through the chain: what was found, and
+// what the filters made of it so far.
 type candidate struct {
 	raw      string
 	redirect bool
@@ -20,15 +34,70 @@ type candidate struct {
 	// fromSitemap marks a URL listed in a sitemap; hints are what it said.
 	fromSitemap bool
 	hints       Hints
+
+	// Set by the chain.
+	page  *page    // where it was found
+	url   *url.URL // normalized (normalize), rewritten by aliases
+	link  Link     // the Link it becomes; Key is set by the dedupe filter
+	path  string   // of link.Key, for the trap defences
+	query string
+}
+
+// sitemapSourced reports whether the candidate comes from a site's own
+// sitemaps, which legitimately list far more URLs than a page links to:
+// the per-host discovery defences would take them for a trap.
+func (cd *candidate) sitemapSourced() bool { return cd.fromSitemap || cd.sitemap > 0 }
+
+// page is what the filters know of the page a batch of candidates was
+// found on. It lives for one discover call.
+type page struct {
+	task  Task
+	debug bool // debug logging is on
+	batch map[string]struct{}
+	// Lazily computed from task.URL: its calendar and URL templates.
+	calendar, template   string
+	hasCalendar, hasTmpl bool
+}
+
+// verdict is a filter's decision: "" admits, anything else is the
+// reason of the refusal, as counted in Stats and logged.
+type verdict string
+
+const pass verdict = ""
+
+// Refusal reasons that are not trap reasons (those are in traps.go).
+const (
+	refuseNotHTTP      verdict = "not-http"
+	refuseInvalid      verdict = "invalid"
+	refuseRedirects    verdict = "too-many-redirects"
+	refuseTooDeep      verdict = "too-deep"
+	refuseOutOfScope   verdict = "out-of-scope"
+	refuseInPageRepeat verdict = "in-page-duplicate" // not counted: the seen-set would drop it too
+)
+
+// linkFilter is one link of the discovery chain.
+type linkFilter interface {
+	filter(cd *candidate) verdict
+}
+
+// newChain builds the discovery chain of c.
+func (c *Crawler) newChain() []linkFilter {
+	return []linkFilter{
+		normalizeFilter{c},
+		limitsFilter{c},
+		aliasFilter{c},
+		scopeFilter{c},
+		dedupeFilter{c},
+		patternFilter{c},
+		hostOpenFilter{c},
+		calendarFilter{c},
+		templateFilter{c},
+		anomalyFilter{c},
+	}
 }
 
 // discover turns the candidates found while processing t into Links to
-// queue. Each candidate goes through, in order: normalization (urlnorm),
-// the redirect and depth limits, scope (exclude rules, the seeds' hosts
-// or domains, include rules), deduplication within the batch (the
-// frontier's seen-set does the rest), the trap patterns (URL length, path
-// depth and repetition, query parameters) and the per-host defences
-// (page budget, calendar steps, discovery anomaly). Every refusal is
+// queue: each goes through the chain (see above). Every refusal is
 // counted in Stats under its reason; scope decisions are logged at debug
 // level. A task that is neither a replay nor a revisit was a new page
 // fetched from t.Host, which the per-host defences count.
@@ -43,73 +112,131 @@ func (c *Crawler) discoverFrom(t Task, cands []candidate, fetched bool) []Link {
 	if fetched {
 		c.traps.fetched(t.Host)
 	}
-	debug := c.log.Enabled(context.Background(), slog.LevelDebug)
-	fromCal := ""
-	if len(cands) > 0 {
-		fromCal = c.pageCalendar(t.URL)
-	}
+	p := &page{task: t, debug: c.log.Enabled(context.Background(), slog.LevelDebug),
+		batch: make(map[string]struct{}, len(cands))}
 	links := make([]Link, 0, len(cands))
-	batch := make(map[string]struct{}, len(cands))
-	for _, cd := range cands {
+	for i := range cands {
+		cd := &cands[i]
+		cd.page = p
 		c.stats.discovered.Add(1)
-		u, err := urlnorm.Parse(cd.raw)
-		if err != nil {
-			if errors.Is(err, urlnorm.ErrNotHTTP) {
-				c.stats.notHTTP.Add(1)
-			} else {
-				c.stats.invalid.Add(1)
-				c.log.Debug("invalid link", "url", cd.raw, "from", t.URL, "err", err)
-			}
+		if v := c.run(cd); v != pass {
+			c.stats.countRefusal(v)
 			continue
 		}
-		l := Link{Depth: t.Depth + 1, Via: t.URL, Sitemap: cd.sitemap, Hints: cd.hints}
-		if cd.sitemap > 0 {
-			// A sitemap file is not a page: it sits at depth 0 and the URLs
-			// it lists at depth 1, like links from a seed.
-			l.Depth = 0
-		}
-		if cd.redirect {
-			// A redirect target stands in for the URL that redirected:
-			// same depth, one more hop.
-			l.Depth, l.Hops = t.Depth, t.Hops+1
-			if l.Hops > c.cfg.MaxRedirects {
-				c.stats.tooManyRedirects.Add(1)
-				c.log.Debug("redirect limit", "url", u.String(), "from", t.URL, "hops", l.Hops)
-				continue
-			}
-		}
-		if c.cfg.MaxDepth > 0 && l.Depth > c.cfg.MaxDepth {
-			c.stats.tooDeep.Add(1)
-			continue
-		}
-		l.URL = u.String()
-		if !c.inScope(t, cd, u, l.URL, debug) {
-			continue
-		}
-		l.Key = c.canon.Key(u)
-		l.Host = urlnorm.Host(u)
-		if _, dup := batch[l.Key]; dup {
-			continue
-		}
-		batch[l.Key] = struct{}{}
-		if reason := c.trapped(t, cd, &l, fromCal); reason != "" {
-			c.stats.countTrap(reason)
-			if debug {
-				c.log.Debug("trap", "url", l.URL, "from", t.URL, "reason", reason)
-			}
-			continue
-		}
-		links = append(links, l)
+		links = append(links, cd.link)
 	}
 	return links
 }
 
-// inScope applies and counts the scope decision on u (spelled s).
-func (c *Crawler) inScope(t Task, cd candidate, u *url.URL, s string, debug bool) bool {
-	in, why, rule := c.scope.decide(u, s)
+// run passes cd through the chain and returns the first refusal, or pass.
+func (c *Crawler) run(cd *candidate) verdict {
+	for _, f := range c.chain {
+		if v := f.filter(cd); v != pass {
+			return v
+		}
+	}
+	return pass
+}
+
+// settle is the end of the chain for the links of one lease: the
+// seen-set (the frontier's Add), and what the crawl learns from the page
+// on the way: its URL template's yield (traps_template.go) and, from its
+// payload, the host's URL aliases (aliases.go), which out carries to the
+// frontier. It returns how many links were new.
+func (c *Crawler) settle(ctx context.Context, l Lease, out *Outcome, links []Link) (int, error) {
+	t := l.Task
+	firstFetch := out.Requested && out.Robots == nil && t.Sitemap == 0 && t.Replay == nil && !t.Revisit
+	if out.Requested && out.Robots == nil {
+		c.aliases.learn(t, out)
+	}
+	c.aliases.persist(t.Host, out)
+	if len(links) == 0 {
+		if firstFetch {
+			c.traps.yielded(t.Host, c.pageTemplate(t), t.Depth, 0)
+		}
+		return 0, nil
+	}
+	if !firstFetch {
+		return c.frontier.Add(ctx, links)
+	}
+	// The page's yield is what is new outside its own template: those
+	// links go to the seen-set first, on their own.
+	tmpl := c.pageTemplate(t)
+	outside := make([]Link, 0, len(links))
+	var inside []Link
+	for _, ln := range links {
+		if ln.Host == t.Host && tmpl != "" && urlTemplate(keyPathQuery(ln.Key)) == tmpl {
+			inside = append(inside, ln)
+		} else {
+			outside = append(outside, ln)
+		}
+	}
+	n, err := c.frontier.Add(ctx, outside)
+	if err != nil {
+		return n, err
+	}
+	c.traps.yielded(t.Host, tmpl, t.Depth, n)
+	if len(inside) == 0 {
+		return n, nil
+	}
+	m, err := c.frontier.Add(ctx, inside)
+	return n + m, err
+}
+
+// normalizeFilter parses the candidate (urlnorm, the WHATWG URL
+// Standard) and starts its Link: depth, redirect hops, host.
+type normalizeFilter struct{ c *Crawler }
+
+func (f normalizeFilter) filter(cd *candidate) verdict {
+	t := cd.page.task
+	u, err := urlnorm.Parse(cd.raw)
+	if err != nil {
+		if errors.Is(err, urlnorm.ErrNotHTTP) {
+			return refuseNotHTTP
+		}
+		f.c.log.Debug("invalid link", "url", cd.raw, "from", t.URL, "err", err)
+		return refuseInvalid
+	}
+	l := Link{Depth: t.Depth + 1, Via: t.URL, Sitemap: cd.sitemap, Hints: cd.hints}
+	if cd.sitemap > 0 {
+		// A sitemap file is not a page: it sits at depth 0 and the URLs
+		// it lists at depth 1, like links from a seed.
+		l.Depth = 0
+	}
+	if cd.redirect {
+		// A redirect target stands in for the URL that redirected:
+		// same depth, one more hop.
+		l.Depth, l.Hops = t.Depth, t.Hops+1
+	}
+	l.URL, l.Host = u.String(), urlnorm.Host(u)
+	cd.url, cd.link = u, l
+	return pass
+}
+
+// limitsFilter applies the redirect-hop and depth limits.
+type limitsFilter struct{ c *Crawler }
+
+func (f limitsFilter) filter(cd *candidate) verdict {
+	l := &cd.link
+	if cd.redirect && l.Hops > f.c.cfg.MaxRedirects {
+		f.c.log.Debug("redirect limit", "url", l.URL, "from", cd.page.task.URL, "hops", l.Hops)
+		return refuseRedirects
+	}
+	if f.c.cfg.MaxDepth > 0 && l.Depth > f.c.cfg.MaxDepth {
+		return refuseTooDeep
+	}
+	return pass
+}
+
+// scopeFilter applies the scope (scope.go) and counts its decision.
+type scopeFilter struct{ c *Crawler }
+
+func (f scopeFilter) filter(cd *candidate) verdict {
+	c := f.c
+	s := cd.link.URL
+	in, why, rule := c.scope.decide(cd.url, s)
 	switch {
 	case !in:
-		c.stats.outOfScope.Add(1)
 		if why == scopeExcluded {
 			c.stats.scopeExcluded.Add(1)
 		}
@@ -121,38 +248,27 @@ func (c *Crawler) inScope(t Task, cd candidate, u *url.URL, s string, debug bool
 	case why == scopeIncluded:
 		c.stats.scopeIncluded.Add(1)
 	}
-	if debug {
-		c.log.Debug("scope", "url", s, "from", t.URL, "in", in, "why", why, "rule", rule, "redirect", cd.redirect)
+	if cd.page.debug {
+		c.log.Debug("scope", "url", s, "from", cd.page.task.URL, "in", in, "why", why, "rule", rule, "redirect", cd.redirect)
 	}
-	return in
+	if !in {
+		return refuseOutOfScope
+	}
+	return pass
 }
 
-// trapped returns the trap defence that refuses l, or "".
-func (c *Crawler) trapped(t Task, cd candidate, l *Link, fromCal string) string {
-	path, query := keyPathQuery(l.Key)
-	if reason := c.traps.pattern(l, path, query); reason != "" {
-		return reason
-	}
-	if cd.fromSitemap || cd.sitemap > 0 {
-		// A site's own sitemaps legitimately list far more URLs than a
-		// page links to: the per-host discovery defences would take them
-		// for a trap. The URL patterns still apply.
-		return ""
-	}
-	reason, demoted := c.traps.admit(l, calendarTemplate(path, query), fromCal, t.Host)
-	if demoted {
-		c.stats.demotedHosts.Add(1)
-	}
-	return reason
-}
+// dedupeFilter gives the candidate its crawl key and drops a repeat
+// within the page (the frontier's seen-set does the rest).
+type dedupeFilter struct{ c *Crawler }
 
-// pageCalendar is the calendar template of the page at raw, "" if none.
-func (c *Crawler) pageCalendar(raw string) string {
-	u, err := urlnorm.Parse(raw)
-	if err != nil {
-		return ""
+func (f dedupeFilter) filter(cd *candidate) verdict {
+	cd.link.Key = f.c.canon.Key(cd.url)
+	if _, dup := cd.page.batch[cd.link.Key]; dup {
+		return refuseInPageRepeat
 	}
-	return calendarTemplate(keyPathQuery(c.canon.Key(u)))
+	cd.page.batch[cd.link.Key] = struct{}{}
+	cd.path, cd.query = keyPathQuery(cd.link.Key)
+	return pass
 }
 
 // keyPathQuery splits a crawl key into its path and query: the trap
@@ -175,4 +291,15 @@ func (c *Crawler) fillLink(l *Link, u *url.URL) {
 	l.URL = u.String()
 	l.Key = c.canon.Key(u)
 	l.Host = urlnorm.Host(u)
+}
+
+// pageCalendar is the calendar template of the page p, "" if none.
+func (c *Crawler) pageCalendar(p *page) string {
+	if !p.hasCalendar {
+		p.hasCalendar = true
+		if u, err := urlnorm.Parse(p.task.URL); err == nil {
+			p.calendar = calendarTemplate(keyPathQuery(c.canon.Key(u)))
+		}
+	}
+	return p.calendar
 }

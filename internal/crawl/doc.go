@@ -8,8 +8,16 @@
 //	robots gate                          // robots.txt first, then obey it
 //	resp := fetcher.Fetch()              // one request, captured for the archive
 //	archive.Record(resp)                 // WARC request + response
-//	links := discover(extract(resp))     // normalize, scope, depth, redirects
-//	frontier.Add(links); frontier.Complete(lease, outcome)
+//	links := discover(extract(resp))     // the chain of link filters (discover.go)
+//	settle(links)                        // alias learning, the seen-set (frontier.Add)
+//	frontier.Complete(lease, outcome)
+//
+// Discovery is a chain of link filters (discover.go): normalize, limits,
+// URL aliases (aliases.go), scope, in-page duplicates, trap patterns,
+// host open, calendar, template (traps_template.go) and anomaly, then the
+// frontier's seen-set. Each filter is a small type with one method that
+// admits a candidate, possibly rewritten, or refuses it with a reason,
+// counted in Stats. Their per-host state is safe for concurrent use.
 //
 // Workers never sleep for politeness: the frontier does not hand out a host
 // before its ready time and never hands out a host that has a lease in

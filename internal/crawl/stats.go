@@ -50,6 +50,8 @@ type Stats struct {
 	NofollowLinks int64 // rel=nofollow links not followed
 	// Traps counts URLs refused by the spider-trap defences, by reason.
 	Traps TrapStats
+	// Aliases counts what URL alias learning did (aliases.go).
+	Aliases AliasStats
 
 	Frontier FrontierStats
 }
@@ -80,7 +82,29 @@ type counters struct {
 	scopeExcluded, scopeIncluded, redirectsOutOfScope atomic.Int64
 	trapURLLength, trapPathDepth, trapRepeats         atomic.Int64
 	trapParams, trapCalendar, trapHostPages           atomic.Int64
-	trapAnomaly, demotedHosts                         atomic.Int64
+	trapAnomaly, demotedHosts, trapTemplate           atomic.Int64
+
+	aliasRewritten, aliasSkipped, aliasVerified atomic.Int64
+	aliasAdopted, aliasRetracted                atomic.Int64
+}
+
+// countRefusal counts a refusal by the discovery chain under its reason.
+func (c *counters) countRefusal(v verdict) {
+	switch v {
+	case refuseNotHTTP:
+		c.notHTTP.Add(1)
+	case refuseInvalid:
+		c.invalid.Add(1)
+	case refuseRedirects:
+		c.tooManyRedirects.Add(1)
+	case refuseTooDeep:
+		c.tooDeep.Add(1)
+	case refuseOutOfScope:
+		c.outOfScope.Add(1)
+	case refuseInPageRepeat:
+	default:
+		c.countTrap(string(v))
+	}
 }
 
 // countTrap counts a refusal by the trap defences under its reason.
@@ -100,6 +124,8 @@ func (c *counters) countTrap(reason string) {
 		c.trapHostPages.Add(1)
 	case trapAnomaly:
 		c.trapAnomaly.Add(1)
+	case trapTemplate:
+		c.trapTemplate.Add(1)
 	}
 }
 
@@ -153,6 +179,14 @@ func (c *counters) snapshot() Stats {
 			HostBudget:    c.trapHostPages.Load(),
 			Anomaly:       c.trapAnomaly.Load(),
 			DemotedHosts:  c.demotedHosts.Load(),
+			Template:      c.trapTemplate.Load(),
+		},
+		Aliases: AliasStats{
+			Rewritten: c.aliasRewritten.Load(),
+			Skipped:   c.aliasSkipped.Load(),
+			Verified:  c.aliasVerified.Load(),
+			Adopted:   c.aliasAdopted.Load(),
+			Retracted: c.aliasRetracted.Load(),
 		},
 	}
 }

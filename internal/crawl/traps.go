@@ -40,6 +40,14 @@ type Traps struct {
 	// (robots.txt aside); default 100,000. It keeps a legitimately
 	// enormous site, or a trap no pattern catches, from absorbing the crawl.
 	HostPages int64
+	// TemplatePages and TemplateHops tune the template defence
+	// (traps_template.go): per host and URL template, once the last
+	// TemplatePages fetched pages of the template yielded no URL new to
+	// the crawl outside the template, its pages' links to the template
+	// that lie TemplateHops or more hops deeper than its first URL are
+	// refused. Defaults 10 and 5.
+	TemplatePages int
+	TemplateHops  int
 	// Anomaly is the discovery-anomaly throttle.
 	Anomaly AnomalyThrottle
 }
@@ -71,6 +79,8 @@ func (t *Traps) Default() {
 	def(&t.MaxPathRepeats, 3)
 	def(&t.MaxQueryParams, 20)
 	def(&t.MaxCalendarSteps, 6)
+	def(&t.TemplatePages, 10)
+	def(&t.TemplateHops, 5)
 	if t.HostPages == 0 {
 		t.HostPages = 100_000
 	}
@@ -109,6 +119,7 @@ const (
 	trapCalendar   = "calendar"
 	trapHostPages  = "host-budget"
 	trapAnomaly    = "discovery-anomaly"
+	trapTemplate   = "template-exhausted"
 	maxCalTemplate = 32 // calendar templates remembered per host
 	maxCalKeys     = 64 // calendar URLs remembered per template
 )
@@ -127,11 +138,14 @@ type TrapStats struct {
 	// hosts demoted.
 	Anomaly      int64
 	DemotedHosts int64
+	// Template counts links refused because their URL template stopped
+	// yielding anything new (traps_template.go).
+	Template int64
 }
 
 // Total is the number of URLs the defences refused.
 func (s TrapStats) Total() int64 {
-	return s.URLTooLong + s.PathTooDeep + s.PathRepeats + s.TooManyParams + s.Calendar + s.HostBudget + s.Anomaly
+	return s.URLTooLong + s.PathTooDeep + s.PathRepeats + s.TooManyParams + s.Calendar + s.HostBudget + s.Anomaly + s.Template
 }
 
 // traps is the crawl core's trap-defence component. The pattern checks
@@ -157,6 +171,8 @@ type hostTraps struct {
 	urls     hyperLogLog // distinct URL keys queued
 	demoted  bool
 	calendar map[string]*calendarState
+	// templates is the template defence's state (traps_template.go).
+	templates map[string]*templateState
 }
 
 type calendarState struct {
@@ -197,32 +213,99 @@ func (t *traps) pattern(l *Link, path, keyQuery string) string {
 	return ""
 }
 
-// admit applies the per-host defences to a link that passed the pattern
-// checks. cal is its calendar template ("" if none); it was found on a
-// page of host fromHost whose calendar template is fromCal. It returns
-// the reason it refuses the link, or "" after recording it, and whether
-// admitting it demoted its host.
-func (t *traps) admit(l *Link, cal, fromCal, fromHost string) (reason string, demoted bool) {
+// patternFilter refuses URLs that look like traps by themselves.
+type patternFilter struct{ c *Crawler }
+
+func (f patternFilter) filter(cd *candidate) verdict {
+	return f.c.trapVerdict(cd, f.c.traps.pattern(&cd.link, cd.path, cd.query))
+}
+
+// hostOpenFilter refuses the new URLs of a host that spent its page
+// budget, or that the anomaly throttle demoted.
+type hostOpenFilter struct{ c *Crawler }
+
+func (f hostOpenFilter) filter(cd *candidate) verdict {
+	if cd.sitemapSourced() {
+		return pass
+	}
+	return f.c.trapVerdict(cd, f.c.traps.open(cd.link.Host))
+}
+
+// calendarFilter bounds the steps through a calendar: a dated URL found
+// on a page of the same calendar template.
+type calendarFilter struct{ c *Crawler }
+
+func (f calendarFilter) filter(cd *candidate) verdict {
+	if cd.sitemapSourced() || f.c.cfg.Traps.MaxCalendarSteps < 0 {
+		return pass
+	}
+	cal := calendarTemplate(cd.path, cd.query)
+	if cal == "" {
+		return pass
+	}
+	step := cd.link.Host == cd.page.task.Host && cal == f.c.pageCalendar(cd.page)
+	if !f.c.traps.calendarStep(&cd.link, cal, step) {
+		return f.c.trapVerdict(cd, trapCalendar)
+	}
+	return pass
+}
+
+// anomalyFilter is the last trap defence: it admits, and counts the URL
+// among the distinct URLs its host yielded, which may demote the host
+// (its later URLs are then refused by hostOpenFilter).
+type anomalyFilter struct{ c *Crawler }
+
+func (f anomalyFilter) filter(cd *candidate) verdict {
+	if !cd.sitemapSourced() && f.c.traps.account(&cd.link) {
+		f.c.stats.demotedHosts.Add(1)
+	}
+	return pass
+}
+
+// trapVerdict turns a trap reason ("" for none) into a verdict, logging
+// a refusal at debug level.
+func (c *Crawler) trapVerdict(cd *candidate, reason string) verdict {
+	if reason == "" {
+		return pass
+	}
+	if cd.page.debug {
+		c.log.Debug("trap", "url", cd.link.URL, "from", cd.page.task.URL, "reason", reason)
+	}
+	return verdict(reason)
+}
+
+// open returns the reason the host takes no new URLs ("" if it does).
+func (t *traps) open(host string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ht := t.host(host)
+	switch {
+	case ht.budget >= 0 && ht.fetched >= ht.budget:
+		return trapHostPages
+	case ht.demoted:
+		return trapAnomaly
+	}
+	return ""
+}
+
+// calendarStep decides on a link of calendar template cal; step says
+// it was found on a page of the same template and host.
+func (t *traps) calendarStep(l *Link, cal string, step bool) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.host(l.Host).calendarAdmit(cal, maphash.String(t.seed, l.Key), step, t.cfg.MaxCalendarSteps)
+}
+
+// account records an admitted link among its host's distinct URLs and
+// reports whether that demoted the host.
+func (t *traps) account(l *Link) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ht := t.host(l.Host)
-	switch {
-	case ht.budget >= 0 && ht.fetched >= ht.budget:
-		return trapHostPages, false
-	case ht.demoted:
-		return trapAnomaly, false
+	if ht.urls.add(maphash.String(t.seed, l.Key)) {
+		return t.judge(l.Host, ht)
 	}
-	h := maphash.String(t.seed, l.Key)
-	if cal != "" && t.cfg.MaxCalendarSteps >= 0 {
-		step := cal == fromCal && l.Host == fromHost
-		if !ht.calendarAdmit(cal, h, step, t.cfg.MaxCalendarSteps) {
-			return trapCalendar, false
-		}
-	}
-	if ht.urls.add(h) {
-		return "", t.judge(l.Host, ht)
-	}
-	return "", false
+	return false
 }
 
 // calendarAdmit decides on a calendar URL of template cal with key hash

@@ -378,7 +378,7 @@ func TestConfigScopeAndTraps(t *testing.T) {
 		t.Fatalf("Validate(defaults) = %v", err)
 	}
 	want := Traps{MaxURLLength: 2048, MaxPathDepth: 20, MaxPathRepeats: 3, MaxQueryParams: 20, MaxCalendarSteps: 6,
-		HostPages: 100_000, Anomaly: AnomalyThrottle{MinURLs: 20_000, Ratio: 200, Pages: 1000}}
+		HostPages: 100_000, TemplatePages: 10, TemplateHops: 5, Anomaly: AnomalyThrottle{MinURLs: 20_000, Ratio: 200, Pages: 1000}}
 	if cfg.Traps != want {
 		t.Errorf("Traps.Default() = %+v, want %+v", cfg.Traps, want)
 	}

@@ -93,6 +93,8 @@ type Lease struct {
 	// allows it (HostPolicy.MaxPages): the task is to be dropped, not
 	// fetched.
 	OverBudget bool
+	// Aliases is the host's URL alias learning state as stored.
+	Aliases HostAliases
 }
 
 // HostPolicy is an operator's override of one host's politeness; a nil
@@ -266,6 +268,8 @@ type Outcome struct {
 	Reason    string    // short machine-readable detail, e.g. ReasonRobotsDisallowed
 	// Robots, when set, replaces the host's robots.txt state.
 	Robots *RobotsState
+	// Aliases, when set, replaces the host's URL alias learning state.
+	Aliases *HostAliases
 	// Capture is where the page's response was archived, when it was.
 	Capture *Capture
 
@@ -322,6 +326,8 @@ type HostInfo struct {
 	// Blocked and Policy are the operator's block and override.
 	Blocked bool
 	Policy  HostPolicy
+	// Aliases are the URL alias rules the host taught (adopted or not).
+	Aliases []AliasEvidence
 }
 
 // Position is a place in one shard's log (cluster mode): the sequence

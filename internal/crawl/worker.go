@@ -21,6 +21,7 @@ import (
 // the crawl (the archive could not record a response).
 func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error) {
 	t := l.Task
+	c.aliases.load(l)
 	if t.Replay != nil {
 		return c.replay(ctx, t)
 	}
@@ -53,6 +54,9 @@ func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error)
 		c.stats.countTrap(trapHostPages)
 		c.stats.countClass(ClassPolicy)
 		return Outcome{Disposition: Done, Class: ClassPolicy, Reason: trapHostPages}, nil, nil
+	}
+	if out, links, ok := c.aliasAtLease(t); ok {
+		return out, links, nil // aliases.go
 	}
 	if !c.takePage() {
 		// The page budget is spent: leave the task where it was.

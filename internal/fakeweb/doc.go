@@ -319,6 +319,20 @@
 // their home page. Sitemap
 // files and robots.txt files are not pages of the ground truth.
 //
+// # Shapes
+//
+// Shapes is a second, smaller web for two shapes the main web does not
+// have (see Shapes and ShapesConfig): URL aliases (the home and section
+// pages also linked as index.html, identical bytes, but on one host
+// where every index.html is a page of its own) and traps that never end
+// (session chains whose pages link only the next two, calendars,
+// ever-longer searches, repeating paths, beside 500 pages of genuine
+// pagination). Its own judge, Shapes.Report, counts alias fetches per
+// host (a page answered again under another spelling), trap requests
+// against all requests, and coverage of the pages outside traps and of
+// the pagination. It serves the same control endpoints as a Web, and
+// its request log is guarded by a mutex.
+//
 // # Concurrency and ownership
 //
 // A Web is safe for concurrent use: its configuration never changes after

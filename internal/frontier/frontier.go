@@ -720,7 +720,11 @@ func (f *Frontier) lease(h *host, now time.Time) (crawl.Lease, time.Duration, er
 	over := h.rec.policy.MaxPages != nil && int64(h.rec.fetched) >= *h.rec.policy.MaxPages
 	t := ls.item.task
 	t.Cash, t.Revisit = rec.cash, ls.revisit
-	return crawl.Lease{ID: f.nextID, Task: t, Robots: h.robots, OverBudget: over}, 0, nil
+	lease := crawl.Lease{ID: f.nextID, Task: t, Robots: h.robots, OverBudget: over}
+	if h.rec.aliases != nil {
+		lease.Aliases.Rules = slices.Clone(h.rec.aliases.Rules)
+	}
+	return lease, 0, nil
 }
 
 // loadHead reads the first entry of h's queue. f.mu must be held.
@@ -803,6 +807,9 @@ func (f *Frontier) apply(id uint64, ls *lease, out crawl.Outcome, m crawl.Positi
 		h.robots = *out.Robots
 		h.robotsOK = true
 		b.Set(robotsKey(h.name), encodeRobots(h.robots))
+	}
+	if out.Aliases != nil {
+		h.rec.aliases = &crawl.HostAliases{Rules: slices.Clone(out.Aliases.Rules)} // written with the host record below
 	}
 	// The lease reserved the host pessimistically; now the exchange's end
 	// is known.
@@ -1018,6 +1025,9 @@ func (f *Frontier) Host(name string) (info crawl.HostInfo, ok bool, err error) {
 		RobotsFetchedAt: h.robots.FetchedAt,
 		Blocked:         h.rec.blocked,
 		Policy:          h.rec.policy,
+	}
+	if h.rec.aliases != nil {
+		info.Aliases = slices.Clone(h.rec.aliases.Rules)
 	}
 	switch {
 	case h.rec.blocked:

@@ -509,6 +509,9 @@ type hostRecord struct {
 	// (requests per second, see recrawl.go).
 	revisits int
 	capacity float64
+	// aliases is the host's URL alias learning state (crawl/aliases.go);
+	// nil when it taught none.
+	aliases *crawl.HostAliases
 }
 
 func (r hostRecord) encode() []byte {
@@ -521,7 +524,8 @@ func (r hostRecord) encode() []byte {
 	// Optional trailing sections, each present when it or a later one
 	// has something: absent in records written before they existed, and
 	// for hosts that never taught us anything.
-	recrawl := r.revisits != 0 || r.capacity != 0
+	aliases := r.aliases != nil && len(r.aliases.Rules) > 0
+	recrawl := r.revisits != 0 || r.capacity != 0 || aliases
 	operator := !r.policy.IsZero() || r.blocked || recrawl
 	if r.pol == (politeness.HostState{}) && !operator {
 		return b
@@ -558,7 +562,60 @@ func (r hostRecord) encode() []byte {
 		return b
 	}
 	b = binary.AppendUvarint(b, uint64(r.revisits))
-	return binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(r.capacity)))
+	b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(r.capacity)))
+	if !aliases {
+		return b
+	}
+	return appendAliases(b, *r.aliases)
+}
+
+// appendAliases writes a host's alias rules: their number, then per
+// rule its kind, parameter, confirmations and flags (1 contradicted,
+// 2 adopted).
+func appendAliases(b []byte, a crawl.HostAliases) []byte {
+	b = binary.AppendUvarint(b, uint64(len(a.Rules)))
+	for _, e := range a.Rules {
+		b = append(b, byte(e.Rule.Kind))
+		b = appendString(b, e.Rule.Param)
+		b = binary.AppendUvarint(b, uint64(max(e.Confirmations, 0)))
+		var flags byte
+		if e.Contradicted {
+			flags |= 1
+		}
+		if e.Adopted {
+			flags |= 2
+		}
+		b = append(b, flags)
+	}
+	return b
+}
+
+func (d *decoder) aliases() crawl.HostAliases {
+	n := d.uvarint()
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.err = errCorrupt
+		return crawl.HostAliases{}
+	}
+	a := crawl.HostAliases{Rules: make([]crawl.AliasEvidence, 0, n)}
+	for range n {
+		if d.err != nil || len(d.b) == 0 {
+			d.err = errCorrupt
+			return crawl.HostAliases{}
+		}
+		var e crawl.AliasEvidence
+		e.Rule.Kind = crawl.AliasKind(d.b[0])
+		d.b = d.b[1:]
+		e.Rule.Param = d.string()
+		e.Confirmations = int(min(d.uvarint(), math.MaxInt32))
+		if d.err != nil || len(d.b) == 0 {
+			d.err = errCorrupt
+			return crawl.HostAliases{}
+		}
+		e.Contradicted, e.Adopted = d.b[0]&1 != 0, d.b[0]&2 != 0
+		d.b = d.b[1:]
+		a.Rules = append(a.Rules, e)
+	}
+	return a
 }
 
 func decodeHostRecord(v []byte) (hostRecord, error) {
@@ -600,6 +657,10 @@ func decodeHostRecord(v []byte) (hostRecord, error) {
 			r.capacity = float64(math.Float32frombits(binary.LittleEndian.Uint32(d.b)))
 			d.b = d.b[4:]
 		}
+	}
+	if d.err == nil && len(d.b) > 0 {
+		a := d.aliases()
+		r.aliases = &a
 	}
 	if d.err != nil {
 		return hostRecord{}, fmt.Errorf("%w: host record", d.err)

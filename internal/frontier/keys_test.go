@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -57,6 +58,26 @@ func TestHostRecordRoundTrip(t *testing.T) {
 		if got != want {
 			t.Errorf("round trip = %+v, want %+v", got, want)
 		}
+	}
+}
+
+// TestHostRecordAliases: a host's alias rules survive the host record,
+// and a record without them reads as before.
+func TestHostRecordAliases(t *testing.T) {
+	want := &crawl.HostAliases{Rules: []crawl.AliasEvidence{
+		{Rule: crawl.AliasRule{Kind: crawl.AliasIndex, Param: "index.html"}, Confirmations: 3, Adopted: true},
+		{Rule: crawl.AliasRule{Kind: crawl.AliasParam, Param: "ref"}, Confirmations: 1, Contradicted: true},
+	}}
+	got, err := decodeHostRecord(hostRecord{nextSeq: 4, aliases: want}.encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.nextSeq != 4 || got.aliases == nil || !slices.Equal(got.aliases.Rules, want.Rules) {
+		t.Errorf("round trip = %+v %+v, want %+v", got, got.aliases, want)
+	}
+	got, err = decodeHostRecord(hostRecord{nextSeq: 4}.encode())
+	if err != nil || got.aliases != nil {
+		t.Errorf("record without aliases = %+v, %v", got, err)
 	}
 }
 
@@ -187,5 +208,50 @@ func TestHostRecordRecrawlFields(t *testing.T) {
 		if got.revisits != want.revisits || got.capacity != want.capacity || got.blocked != want.blocked || got.pol.Streak != want.pol.Streak {
 			t.Errorf("round trip = %+v, want %+v", got, want)
 		}
+	}
+}
+
+// TestAliasesSurviveRestart: the alias rules an outcome carries are kept
+// with the host record, handed out with the host's next lease, shown by
+// Host, and still there after the frontier is closed and opened again.
+func TestAliasesSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	p := politeness.Policy{Delay: time.Millisecond}
+	f := openAt(t, dir, p)
+	ctx := t.Context()
+	if _, err := f.Add(ctx, []crawl.Link{link("a", 1), link("a", 2), link("a", 3)}); err != nil {
+		t.Fatal(err)
+	}
+	rules := &crawl.HostAliases{Rules: []crawl.AliasEvidence{
+		{Rule: crawl.AliasRule{Kind: crawl.AliasIndex, Param: "index.html"}, Confirmations: 2, Adopted: true}}}
+	l := mustNext(t, f)
+	if len(l.Aliases.Rules) != 0 {
+		t.Fatalf("first lease has rules %+v", l.Aliases)
+	}
+	now := time.Now()
+	if err := f.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Done, Requested: true, Status: 200, Start: now, End: now, Aliases: rules}); err != nil {
+		t.Fatal(err)
+	}
+	if got := hostInfo(t, f, "a").Aliases; !slices.Equal(got, rules.Rules) {
+		t.Errorf("Host(a).Aliases = %+v, want %+v", got, rules.Rules)
+	}
+	l = mustNext(t, f)
+	if !slices.Equal(l.Aliases.Rules, rules.Rules) {
+		t.Errorf("next lease's rules = %+v, want %+v", l.Aliases.Rules, rules.Rules)
+	}
+	if err := f.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Requeue}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f = openAt(t, dir, p)
+	defer f.Close()
+	if got := hostInfo(t, f, "a").Aliases; !slices.Equal(got, rules.Rules) {
+		t.Errorf("after restart Host(a).Aliases = %+v, want %+v", got, rules.Rules)
+	}
+	l = mustNext(t, f)
+	if !slices.Equal(l.Aliases.Rules, rules.Rules) {
+		t.Errorf("after restart the lease's rules = %+v, want %+v", l.Aliases.Rules, rules.Rules)
 	}
 }

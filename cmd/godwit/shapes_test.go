@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godwit-crawler/godwit/internal/fakeweb"
+	"github.com/godwit-crawler/godwit/internal/frontier"
+)
+
+// startShapes serves a fakeweb.Shapes web on loopback for the test.
+func startShapes(t *testing.T, cfg fakeweb.ShapesConfig) (*fakeweb.Shapes, string) {
+	t.Helper()
+	web, err := fakeweb.NewShapes(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- web.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Shapes.Serve: %v", err)
+		}
+	})
+	return web, ln.Addr().String()
+}
+
+// TestCrawlLearnsAliases is the acceptance test of URL alias learning: a
+// 20-host web where every page links the home page as / and /index.html
+// and each section as X/, X/index.html and X/index.html?utm_source=feed,
+// identical bytes, except on one host where every index.html is a page
+// of its own. Judged from the server side: at most 2 alias fetches per
+// host, every page fetched, the differing host's pages all kept. The
+// same crawl with learning off fetches every alias, which shows the
+// judge can tell.
+func TestCrawlLearnsAliases(t *testing.T) {
+	cfg := fakeweb.ShapesConfig{Hosts: 20, Aliases: true}
+	web, addr := startShapes(t, cfg)
+	s := testSettings(t, addr)
+	s.Delay = 2 * time.Millisecond
+	res := crawlInProcess(t, s, web.Seeds())
+	r := web.Report()
+	t.Logf("server side: %s", r)
+	t.Logf("crawler: %+v", res.Stats.Aliases)
+	if r.Coverage != 1 {
+		t.Errorf("coverage %.3f, want 1; missing %v", r.Coverage, r.Missing)
+	}
+	if m := r.MaxAliasFetches(); m > 2 {
+		t.Errorf("alias fetches per host up to %d, want at most 2: %v", m, r.AliasFetches)
+	}
+	if r.Duplicates != 0 {
+		t.Errorf("%d duplicate requests", r.Duplicates)
+	}
+	diff := "h1." + web.Config().Domain
+	if n := r.AliasFetches[diff]; n != 0 {
+		t.Errorf("%d alias fetches on %s, whose index.html pages differ", n, diff)
+	}
+	// The rules are kept with the host records: after the crawl, the
+	// store says h0 adopted the index.html rule and h1 contradicted it,
+	// and `godwit hosts show` prints that.
+	fr, err := frontier.Open(frontier.Options{Dir: dataDir(s.Data).state()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	b := &backend{now: time.Now}
+	for host, want := range map[string]string{"h0." + web.Config().Domain: "drop /index.html: adopted", diff: "drop /index.html: contradicted"} {
+		info, ok, err := fr.Host(host)
+		if err != nil || !ok {
+			t.Fatalf("Host(%s) = %v, %v", host, ok, err)
+		}
+		var out strings.Builder
+		printHost(&out, b.host(info, 0), time.Now())
+		if !strings.Contains(out.String(), "URL aliases") || !strings.Contains(out.String(), want) {
+			t.Errorf("hosts show %s:\n%s\nwant %q", host, out.String(), want)
+		}
+	}
+
+	web.Reset()
+	s = testSettings(t, addr)
+	s.Delay = 2 * time.Millisecond
+	off := false
+	s.URL.LearnAliases = &off
+	crawlInProcess(t, s, web.Seeds())
+	r = web.Report()
+	t.Logf("learning off: %s", r)
+	if m := r.MaxAliasFetches(); m <= 2 {
+		t.Errorf("with learning off, alias fetches per host at most %d: the web does not tell", m)
+	}
+}
+
+// TestCrawlEndlessTraps is the acceptance test of the template defence:
+// a 20-host web where every host carries an endless trap (session
+// chains whose pages link only /sess/N+1 and /sess/N+2, calendars,
+// ever-longer searches, repeating paths) and one host 500 pages of
+// genuine pagination, crawled with no --max-depth. The crawl ends by
+// itself, at most 2% of the requests are inside traps, every page
+// outside them is fetched, the pagination to its end.
+func TestCrawlEndlessTraps(t *testing.T) {
+	web, addr := startShapes(t, fakeweb.ShapesConfig{Hosts: 20, Articles: 300, Traps: true, Pagination: 500})
+	s := testSettings(t, addr)
+	s.Delay = 2 * time.Millisecond
+	if err := s.validate(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	res, err := runCrawl(ctx, s, web.Seeds(), slog.New(slog.NewTextHandler(io.Discard, nil)), newTerminal(io.Discard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the crawl did not end by itself")
+	}
+	r := web.Report()
+	t.Logf("server side: %s", r)
+	t.Logf("crawler: %+v", res.Stats.Traps)
+	if r.Coverage != 1 {
+		t.Errorf("coverage of pages outside traps %.3f, want 1; missing %v", r.Coverage, r.Missing)
+	}
+	if r.PaginationCovered != r.Pagination || r.Pagination != 500*3 {
+		t.Errorf("pagination: %d of %d pages fetched, want all 1500", r.PaginationCovered, r.Pagination)
+	}
+	if share := r.TrapShare(); share > 0.02 {
+		t.Errorf("%d of %d requests (%.2f%%) inside traps, want at most 2%%", r.TrapRequests, r.Requests, 100*share)
+	}
+	if res.Stats.Traps.Template == 0 {
+		t.Errorf("the template defence refused nothing")
+	}
+}

@@ -1,0 +1,91 @@
+package fakeweb
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// get asks the Shapes web for rawURL as a proxy would.
+func (s *Shapes) get(t *testing.T, rawURL string) (int, string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, rawURL, nil))
+	b, _ := io.ReadAll(rec.Result().Body)
+	return rec.Code, string(b)
+}
+
+// TestShapesAliases: index.html answers the bytes of its directory, but
+// on AliasDiffHost; the report counts a second spelling of a page as an
+// alias fetch, the same spelling again as a duplicate, and coverage by
+// page.
+func TestShapesAliases(t *testing.T) {
+	s, err := NewShapes(ShapesConfig{Hosts: 3, Sections: 2, Articles: 4, Aliases: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, home := s.get(t, "http://h0.shapes.test/")
+	_, index := s.get(t, "http://h0.shapes.test/index.html")
+	if home != index {
+		t.Error("h0: /index.html differs from /")
+	}
+	for _, l := range []string{`href="/index.html"`, `href="/s/1/index.html"`, `href="/s/1/index.html?utm_source=feed"`} {
+		if !strings.Contains(home, l) {
+			t.Errorf("home page lacks %s", l)
+		}
+	}
+	_, sec := s.get(t, "http://h0.shapes.test/s/1/")
+	_, secIndex := s.get(t, "http://h0.shapes.test/s/1/index.html?utm_source=feed")
+	if sec != secIndex {
+		t.Error("h0: /s/1/index.html differs from /s/1/")
+	}
+	s.get(t, "http://h0.shapes.test/s/1/") // a duplicate
+	_, home1 := s.get(t, "http://h1.shapes.test/")
+	_, index1 := s.get(t, "http://h1.shapes.test/index.html")
+	if home1 == index1 {
+		t.Error("h1: /index.html is the same as /")
+	}
+	r := s.Report()
+	if r.AliasFetches["h0.shapes.test"] != 2 || r.AliasFetches["h1.shapes.test"] != 0 || r.Duplicates != 1 {
+		t.Errorf("report %s: want 2 alias fetches on h0, none on h1, 1 duplicate", r)
+	}
+	// Truth: 3 hosts × (home + 2 sections + 4 articles), and h1's
+	// legacy home and sections.
+	if r.Reachable != 3*7+3 || r.Covered != 4 {
+		t.Errorf("reachable %d covered %d, want 24 and 4", r.Reachable, r.Covered)
+	}
+}
+
+// TestShapesTraps: the session chain links only N+1 and N+2, with a new
+// session ID per visit; trap requests are counted apart; pagination
+// lists new articles and the next page.
+func TestShapesTraps(t *testing.T) {
+	s, err := NewShapes(ShapesConfig{Hosts: 4, Sections: 1, Articles: 1, Traps: true, Pagination: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, a := s.get(t, "http://h0.shapes.test/sess/7?sid=x")
+	_, b := s.get(t, "http://h0.shapes.test/sess/7?sid=y")
+	if strings.Count(a, "<a ") != 2 || !strings.Contains(a, `/sess/8?sid=`) || !strings.Contains(a, `/sess/9?sid=`) || a == b {
+		t.Errorf("session page:\n%s\nwant links to /sess/8 and /sess/9 only, with new session IDs", a)
+	}
+	if code, _ := s.get(t, "http://h1.shapes.test/sess/7"); code != http.StatusNotFound {
+		t.Errorf("h1 has a session chain: %d", code)
+	}
+	_, cal := s.get(t, "http://h1.shapes.test/cal/2026/11/")
+	if !strings.Contains(cal, "/cal/2026/12/") || !strings.Contains(cal, "/cal/2026/10/") {
+		t.Errorf("calendar page:\n%s", cal)
+	}
+	_, list := s.get(t, "http://h0.shapes.test/list?page=2")
+	if !strings.Contains(list, "/news/2") || !strings.Contains(list, "/news/3") || !strings.Contains(list, "/list?page=3") {
+		t.Errorf("listing page:\n%s", list)
+	}
+	s.get(t, "http://h2.shapes.test/search?q=tide&lang=en")
+	s.get(t, "http://h3.shapes.test/docs/a/b/a/b/")
+	r := s.Report()
+	if r.TrapRequests != 5 || r.Traps[ShapeTrapSession] != 2 || r.Requests != 7 || r.Pagination != 3+6 || r.PaginationCovered != 1 {
+		t.Errorf("report %s", r)
+	}
+}
