@@ -30,6 +30,9 @@ func EncodeOutcome(t crawl.Task, out crawl.Outcome) []byte {
 	if out.Robots != nil {
 		flags |= 4
 	}
+	if out.Aliases != nil {
+		flags |= 8
+	}
 	b = append(b, byte(out.Disposition), flags, byte(out.Class), byte(out.Health))
 	b = binary.AppendUvarint(b, uint64(max(out.Status, 0)))
 	b = appendString(b, out.Reason)
@@ -46,6 +49,9 @@ func EncodeOutcome(t crawl.Task, out crawl.Outcome) []byte {
 		r := encodeRobots(*out.Robots)
 		b = binary.AppendUvarint(b, uint64(len(r)))
 		b = append(b, r...)
+	}
+	if out.Aliases != nil {
+		b = appendAliases(b, *out.Aliases)
 	}
 	return b
 }
@@ -89,6 +95,10 @@ func DecodeOutcome(v []byte) (crawl.Task, crawl.Outcome, error) {
 			return crawl.Task{}, crawl.Outcome{}, err
 		}
 		out.Robots = &r
+	}
+	if flags&8 != 0 {
+		a := d.aliases()
+		out.Aliases = &a
 	}
 	if d.err == nil && len(d.b) > 0 {
 		d.err = errCorrupt // trailing bytes: not what EncodeOutcome wrote

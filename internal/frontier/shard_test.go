@@ -243,7 +243,7 @@ func TestOwnLeaseEndsThroughTheLog(t *testing.T) {
 		f := openPartial(t)
 		ctx := t.Context()
 		p := ShardOf("a.test")
-		if _, err := f.AddAt(ctx, []crawl.Link{link("a.test", 1), link("a.test", 2)}, crawl.Position{p, 1}); err != nil {
+		if _, err := f.AddAt(ctx, []crawl.Link{link("a.test", 1), link("a.test", 2)}, crawl.Position{Shard: p, Seq: 1}); err != nil {
 			t.Fatal(err)
 		}
 		if err := f.SetShard(p, true); err != nil {
@@ -255,7 +255,7 @@ func TestOwnLeaseEndsThroughTheLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := f.ApplyOutcome(ctx, task, dec, crawl.Position{p, 2}); err != nil {
+		if err := f.ApplyOutcome(ctx, task, dec, crawl.Position{Shard: p, Seq: 2}); err != nil {
 			t.Fatal(err)
 		}
 		if s := f.Stats(); s.InFlight != 0 || s.Queued != 1 {
@@ -286,8 +286,8 @@ func TestPartialLeasesOwnedShardsOnly(t *testing.T) {
 		if pa == pb {
 			t.Fatal("pick hosts in different shards")
 		}
-		f.AddAt(ctx, []crawl.Link{link(a, 1), link(a, 2), link(a, 3)}, crawl.Position{pa, 1})
-		f.AddAt(ctx, []crawl.Link{link(b, 1)}, crawl.Position{pb, 1})
+		f.AddAt(ctx, []crawl.Link{link(a, 1), link(a, 2), link(a, 3)}, crawl.Position{Shard: pa, Seq: 1})
+		f.AddAt(ctx, []crawl.Link{link(b, 1)}, crawl.Position{Shard: pb, Seq: 1})
 
 		short, cancel := context.WithTimeout(ctx, time.Minute)
 		if l, err := f.Next(short); !errors.Is(err, context.DeadlineExceeded) {
@@ -332,7 +332,7 @@ func TestPartialLeasesOwnedShardsOnly(t *testing.T) {
 		if l := mustNext(t, f); l.Task.Host != b {
 			t.Errorf("leased %s", l.Task.Host)
 		}
-		if _, err := f.AddAt(ctx, []crawl.Link{link(a, 9)}, crawl.Position{pb, 2}); err == nil {
+		if _, err := f.AddAt(ctx, []crawl.Link{link(a, 9)}, crawl.Position{Shard: pb, Seq: 2}); err == nil {
 			t.Error("AddAt took a link of another shard")
 		}
 	})
@@ -354,7 +354,7 @@ func TestSnapshotMovesAShard(t *testing.T) {
 		src := openPartial(t) // the old owner, built from the logs so it has positions
 		replay(t, src, a.logs)
 		dst := openPartial(t)
-		dst.AddAt(t.Context(), []crawl.Link{link(hosts[1], 99)}, crawl.Position{ShardOf(hosts[1]), 1}) // stale state, replaced by the import
+		dst.AddAt(t.Context(), []crawl.Link{link(hosts[1], 99)}, crawl.Position{Shard: ShardOf(hosts[1]), Seq: 1}) // stale state, replaced by the import
 		for p := range a.logs {
 			var buf bytes.Buffer
 			at, err := src.ExportShard(p, &buf)
@@ -409,7 +409,7 @@ func TestSnapshotMovesAShard(t *testing.T) {
 func TestImportRefusesForeignData(t *testing.T) {
 	f := openPartial(t)
 	p := ShardOf("a.test")
-	f.AddAt(t.Context(), []crawl.Link{link("a.test", 1)}, crawl.Position{p, 1})
+	f.AddAt(t.Context(), []crawl.Link{link("a.test", 1)}, crawl.Position{Shard: p, Seq: 1})
 	var buf bytes.Buffer
 	if _, err := f.ExportShard(p, &buf); err != nil {
 		t.Fatal(err)
@@ -433,6 +433,9 @@ func TestOutcomeRoundTrip(t *testing.T) {
 			Validators: crawl.Validators{ETag: `"v"`, LastModified: "Mon, 01 Jan 2024 00:00:00 GMT"}},
 		{Disposition: crawl.Retry, Requested: true, Class: crawl.ClassTransient, Reason: "timeout", Health: politeness.Throttled,
 			RetryAfter: 3 * time.Second, HasRetryAfter: true, End: now},
+		{Disposition: crawl.Done, Requested: true, Status: 200, End: now, Aliases: &crawl.HostAliases{Rules: []crawl.AliasEvidence{
+			{Rule: crawl.AliasRule{Kind: 1}, Confirmations: 3, Adopted: true},
+			{Rule: crawl.AliasRule{Kind: 2, Param: "utm_source"}, Confirmations: 1, Contradicted: true}}}},
 		{Disposition: crawl.Requeue, Requested: true, Status: 200, End: now,
 			Robots: &crawl.RobotsState{Status: crawl.RobotsOK, Body: []byte("User-agent: *\nDisallow: /x\n"), FetchedAt: now, URL: "http://a.test/robots.txt"}},
 	}
