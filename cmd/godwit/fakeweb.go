@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -105,6 +106,7 @@ func newFakewebCmd() *cobra.Command {
 		flags    fakewebFlags
 		listen   string
 		seedsOut string
+		preset   string
 	)
 	d := fakeweb.Config{Hosts: 50, PagesPerHost: 100}
 	d.Default()
@@ -119,6 +121,11 @@ returns the politeness, robots.txt, duplicate and coverage report as JSON;
 GET /_fakeweb/seeds lists the seed URLs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if preset != "" {
+				if err := applyPreset(&flags, preset, cmd.Flags()); err != nil {
+					return err
+				}
+			}
 			cfg, err := flags.config()
 			if err != nil {
 				return err
@@ -149,8 +156,31 @@ GET /_fakeweb/seeds lists the seed URLs.`,
 	fs := cmd.Flags()
 	fs.StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
 	fs.StringVar(&seedsOut, "seeds-out", "", "write the seed URLs to this file")
+	fs.StringVar(&preset, "preset", "", "start from a named shape of web ("+strings.Join(fakeweb.PresetNames(), ", ")+"); other flags given override it")
 	flags.register(fs, d)
 	return cmd
+}
+
+// applyPreset makes the named preset the starting point of f: the web's
+// flags the user gave (set in fs) are applied on top of it.
+func applyPreset(f *fakewebFlags, name string, fs *pflag.FlagSet) error {
+	base, err := fakeweb.Preset(name)
+	if err != nil {
+		return err
+	}
+	var p fakewebFlags
+	pfs := pflag.NewFlagSet("preset", pflag.ContinueOnError)
+	p.register(pfs, base)
+	var errs []error
+	fs.Visit(func(fl *pflag.Flag) {
+		if pfs.Lookup(fl.Name) != nil {
+			if err := pfs.Set(fl.Name, fl.Value.String()); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	})
+	*f = p
+	return errors.Join(errs...)
 }
 
 func printFakewebBanner(w io.Writer, addr string, cfg fakeweb.Config) {
