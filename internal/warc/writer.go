@@ -175,6 +175,7 @@ type Location struct {
 type Writer struct {
 	cfg    WriterConfig
 	gz     sync.Pool                       // *gzip.Writer, reused across records
+	bufs   sync.Pool                       // *bytes.Buffer, a group's encoded members
 	create func(path string) (file, error) // tests substitute failing files
 
 	mu     sync.Mutex
@@ -197,6 +198,7 @@ func NewWriter(cfg WriterConfig) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{cfg: cfg, create: createFile}
+	w.bufs.New = func() any { return new(bytes.Buffer) }
 	w.gz.New = func() any {
 		gz, _ := gzip.NewWriterLevel(nil, gzipLevel) // a valid level cannot fail
 		return gz
@@ -249,7 +251,9 @@ func (w *Writer) Write(recs ...*Record) ([]Location, error) {
 	if err != nil {
 		return nil, err
 	}
-	buf, lens := w.encode(recs, date, infoID)
+	buf := w.bufs.Get().(*bytes.Buffer)
+	defer w.bufs.Put(buf)
+	lens := w.encode(buf, recs, date, infoID)
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -258,9 +262,9 @@ func (w *Writer) Write(recs ...*Record) ([]Location, error) {
 		return nil, err
 	}
 	if cur != infoID {
-		buf, lens = w.encode(recs, date, cur)
+		lens = w.encode(buf, recs, date, cur)
 	}
-	locs, err := w.append(buf, lens)
+	locs, err := w.append(buf.Bytes(), lens)
 	if err == nil {
 		w.groups++
 	}
@@ -346,9 +350,9 @@ func (w *Writer) ready() (string, error) {
 }
 
 // encode prepares recs and compresses each into its own gzip member,
-// returning the members back to back and their lengths.
-func (w *Writer) encode(recs []*Record, date, infoID string) ([]byte, []int64) {
-	var buf bytes.Buffer
+// written back to back into buf (emptied first); it returns their lengths.
+func (w *Writer) encode(buf *bytes.Buffer, recs []*Record, date, infoID string) []int64 {
+	buf.Reset()
 	lens := make([]int64, len(recs))
 	gz := w.gz.Get().(*gzip.Writer)
 	defer w.gz.Put(gz)
@@ -356,7 +360,7 @@ func (w *Writer) encode(recs []*Record, date, infoID string) ([]byte, []int64) {
 	for i, rec := range recs {
 		prepare(rec, date, infoID, w.cfg.Digest)
 		start := buf.Len()
-		gz.Reset(&buf)
+		gz.Reset(buf)
 		hdr = appendHeader(hdr[:0], rec)
 		// Writes to a bytes.Buffer cannot fail.
 		_, _ = gz.Write(hdr)
@@ -366,7 +370,7 @@ func (w *Writer) encode(recs []*Record, date, infoID string) ([]byte, []int64) {
 		_ = gz.Close()
 		lens[i] = int64(buf.Len() - start)
 	}
-	return buf.Bytes(), lens
+	return lens
 }
 
 // append writes encoded members at the end of the current file. On failure
@@ -427,8 +431,9 @@ func (w *Writer) open() error {
 	info.Header.Set(FieldFilename, name)
 	info.Header.Set(FieldContentType, ContentTypeWarcFields)
 	w.f, w.name, w.size, w.infoID, w.groups = f, name, 0, "", 0
-	buf, lens := w.encode([]*Record{info}, FormatDate(now), "")
-	if _, err := w.append(buf, lens); err != nil {
+	var buf bytes.Buffer
+	lens := w.encode(&buf, []*Record{info}, FormatDate(now), "")
+	if _, err := w.append(buf.Bytes(), lens); err != nil {
 		w.f = nil
 		w.err = nil // nothing is left of this file to repair
 		_ = f.Close()
