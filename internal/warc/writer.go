@@ -1,6 +1,7 @@
 package warc
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -62,6 +65,12 @@ type WriterConfig struct {
 	Info []Field
 	// Now is the clock for WARC-Date and file names. Default time.Now.
 	Now func() time.Time
+	// Index keeps the CDXJ index of the file being written (CDXJLine of
+	// each record, in memory) and writes it beside the file, NAME.cdxj as
+	// WriteCDXJ would write it, when the file is completed: the file is
+	// not read back. A file left incomplete (a crash, a failed write) gets
+	// no index; IndexCDXJ makes it from the records.
+	Index bool
 }
 
 // Default fills unset fields with their defaults.
@@ -185,6 +194,7 @@ type Writer struct {
 	groups int    // record groups in f besides its warcinfo
 	infoID string // WARC-Record-ID of f's warcinfo record
 	serial int
+	lines  []string // CDXJ lines of f's records, with cfg.Index
 	done   []string
 	closed bool
 	err    error // set when f could not be restored after a failed write
@@ -265,10 +275,18 @@ func (w *Writer) Write(recs ...*Record) ([]Location, error) {
 		lens = w.encode(buf, recs, date, cur)
 	}
 	locs, err := w.append(buf.Bytes(), lens)
-	if err == nil {
-		w.groups++
+	if err != nil {
+		return nil, err
 	}
-	return locs, err
+	w.groups++
+	if w.cfg.Index {
+		for i, rec := range recs {
+			if line, ok := CDXJLine(rec, locs[i]); ok {
+				w.lines = append(w.lines, line)
+			}
+		}
+	}
+	return locs, nil
 }
 
 // Sync flushes the current file to stable storage.
@@ -447,8 +465,8 @@ func (w *Writer) open() error {
 // finish fsyncs, closes and renames the current file. On error the file
 // keeps its OpenSuffix, marking it as incomplete. w.mu must be held.
 func (w *Writer) finish() error {
-	f, name := w.f, w.name
-	w.f, w.name, w.size, w.infoID = nil, "", 0, ""
+	f, name, lines := w.f, w.name, w.lines
+	w.f, w.name, w.size, w.infoID, w.lines = nil, "", 0, "", nil
 	path := filepath.Join(w.cfg.Dir, name)
 	err := f.Sync()
 	if cerr := f.Close(); err == nil {
@@ -463,8 +481,39 @@ func (w *Writer) finish() error {
 	if err != nil {
 		return fmt.Errorf("warc: complete %s: %w", name, err)
 	}
-	syncDir(w.cfg.Dir)
 	w.done = append(w.done, name)
+	if w.cfg.Index {
+		err = writeIndex(filepath.Join(w.cfg.Dir, strings.TrimSuffix(name, Ext)+".cdxj"), lines)
+	}
+	syncDir(w.cfg.Dir)
+	return err
+}
+
+// writeIndex writes lines, sorted, to path, whole or not at all.
+func writeIndex(path string, lines []string) error {
+	slices.Sort(lines)
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".cdxj-*")
+	if err != nil {
+		return fmt.Errorf("warc: index: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
+	bw := bufio.NewWriterSize(tmp, 64<<10)
+	for _, l := range lines {
+		_, _ = bw.WriteString(l)
+	}
+	err = bw.Flush()
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("warc: index %s: %w", filepath.Base(path), err)
+	}
 	return nil
 }
 
