@@ -48,7 +48,7 @@ func VisibleTextFrom(r io.Reader, size int) string { return visibleText(r, size)
 
 func visibleText(r io.Reader, size int) string {
 	var w textWriter
-	w.b.Grow(min(max(size/2, 0), MaxText))
+	w.b.Grow(min(max(size, 0), MaxText)) // text is at most about the page: one allocation
 	var (
 		skip     string // name of the element being skipped, "" if none
 		depth    int    // open elements named skip, while skipping
@@ -56,6 +56,7 @@ func visibleText(r io.Reader, size int) string {
 	)
 	z := html.NewTokenizer(r)
 	z.SetMaxBuf(MaxText)
+	var nameBuf [16]byte
 	for !w.full {
 		tt := z.Next()
 		switch tt {
@@ -66,7 +67,7 @@ func visibleText(r io.Reader, size int) string {
 				w.text(z.Text())
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
+			name := tagName(z, nameBuf[:0])
 			// Self-closing syntax means an empty element only in SVG
 			// and MathML; on an HTML element it is ignored.
 			selfClosing := tt == html.SelfClosingTagToken && foreignTags[string(name)]
@@ -85,7 +86,7 @@ func visibleText(r io.Reader, size int) string {
 			switch {
 			case skipTags[string(name)]:
 			case (string(name) == "header" || string(name) == "footer") && sections == 0:
-			case hasAttr && hiddenByAttr(z):
+			case hiddenByAttr(z):
 			default:
 				if sectionTags[string(name)] {
 					sections++
@@ -94,7 +95,7 @@ func visibleText(r io.Reader, size int) string {
 			}
 			skip, depth = string(name), 1
 		case html.EndTagToken:
-			name, _ := z.TagName()
+			name := tagName(z, nameBuf[:0])
 			if skip != "" {
 				switch string(name) {
 				case skip:
@@ -119,9 +120,45 @@ func visibleText(r io.Reader, size int) string {
 	return w.b.String()
 }
 
+// tagName returns the lower-cased name of the current tag, appended to
+// dst. z.TagName copies every name (and z.TagAttr every key and value)
+// to replace NUL bytes, an allocation per tag of the page; the name is
+// read from the tag's raw text instead, and only one longer than dst's
+// capacity goes through z.TagName.
+func tagName(z *html.Tokenizer, dst []byte) []byte {
+	raw := z.Raw()
+	i := 1 // '<'
+	if i < len(raw) && raw[i] == '/' {
+		i++
+	}
+	for ; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case c == ' ' || c == '/' || c == '>' || c == '\t' || c == '\n' || c == '\f' || c == '\r':
+			return dst
+		case c == 0:
+			name, _ := z.TagName() // U+FFFD for NUL, as the tokenizer spells it
+			return name
+		}
+		if len(dst) == cap(dst) {
+			name, _ := z.TagName()
+			return name
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
 // hiddenByAttr reports whether the attributes of the current start tag
-// mark its element as hidden or as navigation.
+// mark its element as hidden or as navigation. Most tags name neither
+// attribute anywhere in their raw text, and are decided without reading
+// (and copying) their attributes.
 func hiddenByAttr(z *html.Tokenizer) bool {
+	if raw := z.Raw(); !containsFold(raw, "hidden") && !containsFold(raw, "role") {
+		return false
+	}
 	for {
 		key, val, more := z.TagAttr()
 		switch string(key) {
@@ -251,4 +288,25 @@ func isSpace(r rune) bool {
 		return asciiSpace[r]
 	}
 	return unicode.IsSpace(r)
+}
+
+// containsFold reports whether s contains lower, a lower-case ASCII word,
+// in any ASCII case.
+func containsFold(s []byte, lower string) bool {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		j := 0
+		for ; j < len(lower); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lower[j] {
+				break
+			}
+		}
+		if j == len(lower) {
+			return true
+		}
+	}
+	return false
 }
