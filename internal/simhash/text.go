@@ -47,77 +47,137 @@ func VisibleText(page []byte) string {
 func VisibleTextFrom(r io.Reader, size int) string { return visibleText(r, size) }
 
 func visibleText(r io.Reader, size int) string {
-	var w textWriter
-	w.b.Grow(min(max(size, 0), MaxText)) // text is at most about the page: one allocation
-	var (
-		skip     string // name of the element being skipped, "" if none
-		depth    int    // open elements named skip, while skipping
-		sections int    // open <article>, <section>, <main>
-	)
+	t := NewText(size)
 	z := html.NewTokenizer(r)
 	z.SetMaxBuf(MaxText)
-	var nameBuf [16]byte
-	for !w.full {
-		tt := z.Next()
-		switch tt {
+	for !t.Full() {
+		switch tt := z.Next(); tt {
 		case html.ErrorToken:
-			return w.b.String()
+			return t.String()
 		case html.TextToken:
-			if skip == "" {
-				w.text(z.Text())
-			}
+			t.Text(z.Text())
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name := tagName(z, nameBuf[:0])
-			// Self-closing syntax means an empty element only in SVG
-			// and MathML; on an HTML element it is ignored.
-			selfClosing := tt == html.SelfClosingTagToken && foreignTags[string(name)]
-			if skip != "" {
-				if string(name) == skip && !selfClosing {
-					depth++
-				}
-				continue
-			}
-			if !inlineTags[string(name)] {
-				w.space()
-			}
-			if selfClosing || voidTags[string(name)] {
-				continue
-			}
-			switch {
-			case skipTags[string(name)]:
-			case (string(name) == "header" || string(name) == "footer") && sections == 0:
-			case hiddenByAttr(z):
-			default:
-				if sectionTags[string(name)] {
-					sections++
-				}
-				continue
-			}
-			skip, depth = string(name), 1
+			t.StartTag(z, tt, nil)
 		case html.EndTagToken:
-			name := tagName(z, nameBuf[:0])
-			if skip != "" {
-				switch string(name) {
-				case skip:
-					if depth--; depth == 0 {
-						skip = ""
-					}
-				case "body", "html":
-					// A skipped element left open ends with the
-					// document, not the page's text.
-					skip = ""
-				}
-				continue
-			}
-			if sectionTags[string(name)] && sections > 0 {
-				sections--
-			}
-			if !inlineTags[string(name)] {
-				w.space()
-			}
+			t.EndTag(z)
 		}
 	}
-	return w.b.String()
+	return t.String()
+}
+
+// Text builds the visible text of a page (see VisibleText) from the
+// tokens of a tokenizer its caller drives, so that a caller that reads the
+// page for other reasons (extract.HTML, for links) makes one pass over it
+// instead of two. Feed it every token of the page, in order, until Full;
+// the tokenizer must not have been asked for the tag's name or attributes
+// yet (they are read from it once). Not safe for concurrent use.
+type Text struct {
+	w        textWriter
+	skip     string // name of the element being skipped, "" if none
+	depth    int    // open elements named skip, while skipping
+	sections int    // open <article>, <section>, <main>
+	nameBuf  [16]byte
+}
+
+// NewText returns an empty Text; size, if known, is the page's size and
+// sizes the text's buffer.
+func NewText(size int) *Text {
+	t := &Text{}
+	t.w.b.Grow(min(max(size, 0), MaxText)) // text is at most about the page: one allocation
+	return t
+}
+
+// Reset empties t for another page (or another pass over the same page).
+func (t *Text) Reset() { *t = Text{} }
+
+// Full reports whether the text has reached MaxText: more tokens change
+// nothing.
+func (t *Text) Full() bool { return t.w.full }
+
+// String returns the text so far.
+func (t *Text) String() string { return t.w.b.String() }
+
+// Text takes the text of a text token (z.Text()).
+func (t *Text) Text(p []byte) {
+	if t.skip == "" {
+		t.w.text(p)
+	}
+}
+
+// StartTag takes the current token of z, a start tag (tt is
+// html.StartTagToken or html.SelfClosingTagToken). hidden, if not nil,
+// answers whether the tag's attributes mark its element as hidden or as
+// navigation, for a caller that has read the attributes itself
+// (HiddenAttr of each); nil reads them from z when needed.
+func (t *Text) StartTag(z *html.Tokenizer, tt html.TokenType, hidden func() bool) {
+	name := tagName(z, t.nameBuf[:0])
+	// Self-closing syntax means an empty element only in SVG and MathML;
+	// on an HTML element it is ignored.
+	selfClosing := tt == html.SelfClosingTagToken && foreignTags[string(name)]
+	if t.skip != "" {
+		if string(name) == t.skip && !selfClosing {
+			t.depth++
+		}
+		return
+	}
+	if !inlineTags[string(name)] {
+		t.w.space()
+	}
+	if selfClosing || voidTags[string(name)] {
+		return
+	}
+	switch {
+	case skipTags[string(name)]:
+	case (string(name) == "header" || string(name) == "footer") && t.sections == 0:
+	case hidden != nil && hidden():
+	case hidden == nil && hiddenByAttr(z):
+	default:
+		if sectionTags[string(name)] {
+			t.sections++
+		}
+		return
+	}
+	t.skip, t.depth = string(name), 1
+}
+
+// EndTag takes the current token of z, an end tag.
+func (t *Text) EndTag(z *html.Tokenizer) {
+	name := tagName(z, t.nameBuf[:0])
+	if t.skip != "" {
+		switch string(name) {
+		case t.skip:
+			if t.depth--; t.depth == 0 {
+				t.skip = ""
+			}
+		case "body", "html":
+			// A skipped element left open ends with the document, not
+			// the page's text.
+			t.skip = ""
+		}
+		return
+	}
+	if sectionTags[string(name)] && t.sections > 0 {
+		t.sections--
+	}
+	if !inlineTags[string(name)] {
+		t.w.space()
+	}
+}
+
+// HiddenAttr reports whether the attribute key="val" (key lower-cased, as
+// z.TagAttr returns it) marks its element as hidden or as navigation: the
+// hidden attribute, or a role that is a landmark of the page's frame.
+func HiddenAttr(key, val []byte) bool {
+	switch string(key) {
+	case "hidden":
+		return true
+	case "role":
+		// The first role token the user agent knows applies; these are
+		// all well known, so the first token decides.
+		f := strings.Fields(strings.ToLower(string(val)))
+		return len(f) > 0 && skipRoles[f[0]]
+	}
+	return false
 }
 
 // tagName returns the lower-cased name of the current tag, appended to
@@ -161,15 +221,8 @@ func hiddenByAttr(z *html.Tokenizer) bool {
 	}
 	for {
 		key, val, more := z.TagAttr()
-		switch string(key) {
-		case "hidden":
+		if HiddenAttr(key, val) {
 			return true
-		case "role":
-			// The first role token the user agent knows applies; these
-			// are all well known, so the first token decides.
-			if f := strings.Fields(strings.ToLower(string(val))); len(f) > 0 && skipRoles[f[0]] {
-				return true
-			}
 		}
 		if !more {
 			return false
