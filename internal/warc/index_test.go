@@ -83,3 +83,31 @@ func TestWriterNoIndex(t *testing.T) {
 		t.Errorf("index files %v written without Index", m)
 	}
 }
+
+// TestMemberHeader: every gzip member starts with the fixed header
+// docs/formats.md promises: no flags, MTIME 0, XFL 4 (fastest), OS 255.
+func TestMemberHeader(t *testing.T) {
+	cfg := testConfig(t)
+	w, err := NewWriter(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, resp := exchange("http://example.com/", 1000)
+	locs, err := w.Write(req, resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(cfg.Dir, locs[0].File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []byte{0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x04, 0xff}
+	for _, off := range []int64{0, locs[0].Offset, locs[1].Offset} {
+		if got := data[off : off+10]; !bytes.Equal(got, want) {
+			t.Errorf("member header at %d = % x, want % x", off, got, want)
+		}
+	}
+}

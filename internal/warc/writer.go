@@ -379,6 +379,9 @@ func (w *Writer) encode(buf *bytes.Buffer, recs []*Record, date, infoID string) 
 		prepare(rec, date, infoID, w.cfg.Digest)
 		start := buf.Len()
 		gz.Reset(buf)
+		// klauspost's gzip writes a zero ModTime as its Unix time cut to
+		// 32 bits, not as 0 ("no time") like compress/gzip: say 0.
+		gz.ModTime = time.Unix(0, 0)
 		hdr = appendHeader(hdr[:0], rec)
 		// Writes to a bytes.Buffer cannot fail.
 		_, _ = gz.Write(hdr)
