@@ -169,13 +169,13 @@ func BenchmarkCrawlBinary(b *testing.B) {
 
 // benchSum adds up the runs of a whole-crawl benchmark.
 type benchSum struct {
-	unique              int
-	wall, cpu           time.Duration
-	rss                 uint64
-	allocs, bytes       uint64
-	violations, reached int
-	coverage            float64
-	runs                int
+	unique        int
+	wall, cpu     time.Duration
+	rss           uint64
+	allocs, bytes uint64
+	violations    int
+	coverage      float64
+	runs          int
 }
 
 func (s *benchSum) add(b *testing.B, rep fakeweb.Report, wall, cpu time.Duration, rss, allocs, bytes uint64) {

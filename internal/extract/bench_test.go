@@ -80,6 +80,24 @@ func BenchmarkHTMLText(b *testing.B) {
 	}
 }
 
+// BenchmarkHTMLTwoPasses is what BenchmarkHTMLText replaced: extraction,
+// then the visible text in a second tokenizer pass over the decoded page.
+func BenchmarkHTMLTwoPasses(b *testing.B) {
+	body := benchPage()
+	page := mustURL("https://www.example.com/science/godwits")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := HTML(page, body, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if simhash.VisibleTextFrom(Decoded(body, d), len(body)) == "" {
+			b.Fatal("no text")
+		}
+	}
+}
+
 // BenchmarkHTMLEncodings measures extraction of pages in other encodings
 // than ASCII-only UTF-8: the benchPage article with its prose and some
 // link queries in French or Japanese, encoded and declared as a crawler
