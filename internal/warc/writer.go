@@ -68,8 +68,9 @@ type WriterConfig struct {
 	// Index keeps the CDXJ index of the file being written (CDXJLine of
 	// each record, in memory) and writes it beside the file, NAME.cdxj as
 	// WriteCDXJ would write it, when the file is completed: the file is
-	// not read back. A file left incomplete (a crash, a failed write) gets
-	// no index; IndexCDXJ makes it from the records.
+	// not read back. A file left incomplete (a crash, a failed write), or
+	// whose index cannot be written, gets none; IndexCDXJ makes it from
+	// the records.
 	Index bool
 }
 
@@ -486,10 +487,13 @@ func (w *Writer) finish() error {
 	}
 	w.done = append(w.done, name)
 	if w.cfg.Index {
-		err = writeIndex(filepath.Join(w.cfg.Dir, strings.TrimSuffix(name, Ext)+".cdxj"), lines)
+		// The index only saves reading the file: one that cannot be
+		// written leaves the file as a crash would, without an index,
+		// rather than failing the Write that rotated.
+		_ = writeIndex(filepath.Join(w.cfg.Dir, strings.TrimSuffix(name, Ext)+".cdxj"), lines)
 	}
 	syncDir(w.cfg.Dir)
-	return err
+	return nil
 }
 
 // writeIndex writes lines, sorted, to path, whole or not at all.
