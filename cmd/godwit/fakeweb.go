@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -106,6 +107,7 @@ func newFakewebCmd() *cobra.Command {
 		listen   string
 		seedsOut string
 		shape    string
+		preset   string
 	)
 	d := fakeweb.Config{Hosts: 50, PagesPerHost: 100}
 	d.Default()
@@ -122,6 +124,11 @@ GET /_fakeweb/seeds lists the seed URLs.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if shape != "" {
 				return serveShapes(cmd, shape, flags.cfg.Hosts, cmd.Flags().Changed("hosts"), listen, seedsOut)
+			}
+			if preset != "" {
+				if err := applyPreset(&flags, preset, cmd.Flags()); err != nil {
+					return err
+				}
 			}
 			cfg, err := flags.config()
 			if err != nil {
@@ -154,6 +161,7 @@ GET /_fakeweb/seeds lists the seed URLs.`,
 	fs.StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
 	fs.StringVar(&seedsOut, "seeds-out", "", "write the seed URLs to this file")
 	fs.StringVar(&shape, "shape", "", `serve a Shapes web instead (20 hosts unless --hosts): "aliases" (home and section pages also linked as index.html; on h1 every index.html differs) or "traps" (an endless trap on every host: session chains, calendars, ever-longer searches, repeating paths; 500 pages of pagination on h0); its report counts alias fetches per host, trap requests and coverage`)
+	fs.StringVar(&preset, "preset", "", "start from a named shape of web ("+strings.Join(fakeweb.PresetNames(), ", ")+"); other flags given override it")
 	flags.register(fs, d)
 	return cmd
 }
@@ -196,6 +204,28 @@ func serveShapes(cmd *cobra.Command, shape string, hosts int, hostsSet bool, lis
 		return failure{err}
 	}
 	return nil
+}
+
+// applyPreset makes the named preset the starting point of f: the web's
+// flags the user gave (set in fs) are applied on top of it.
+func applyPreset(f *fakewebFlags, name string, fs *pflag.FlagSet) error {
+	base, err := fakeweb.Preset(name)
+	if err != nil {
+		return err
+	}
+	var p fakewebFlags
+	pfs := pflag.NewFlagSet("preset", pflag.ContinueOnError)
+	p.register(pfs, base)
+	var errs []error
+	fs.Visit(func(fl *pflag.Flag) {
+		if pfs.Lookup(fl.Name) != nil {
+			if err := pfs.Set(fl.Name, fl.Value.String()); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	})
+	*f = p
+	return errors.Join(errs...)
 }
 
 func printFakewebBanner(w io.Writer, addr string, cfg fakeweb.Config) {

@@ -106,6 +106,10 @@ func (o Options) Validate() error {
 // New returns an Archive writing WARC files as cfg says; the files are
 // created on the first Record.
 func New(cfg warc.WriterConfig, o Options) (*Archive, error) {
+	// The index of each file is kept while writing it, so that completing
+	// a file does not mean reading it back (indexFiles does that only for
+	// files a crash left without one).
+	cfg.Index = true
 	cfg.Default()
 	if err := cfg.Validate(); err != nil {
 		return nil, err

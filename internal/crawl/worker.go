@@ -308,18 +308,21 @@ func (c *Crawler) parseHTML(ctx context.Context, t Task, resp *fetch.Response) (
 	if err != nil {
 		return nil, 0, false
 	}
+	// One pass over the page for its links, meta and title and, for the
+	// SimHash, its visible text (boilerplate-light, in the encoding the
+	// pass settled on).
+	text := simhash.NewText(len(body))
 	doc, err = extract.HTML(page, body, &extract.Options{
 		Agents:      []string{c.cfg.Agent},
 		ContentType: resp.Header.Get("Content-Type"),
+		Text:        text,
 	})
 	if err != nil {
 		c.log.Info("link extraction failed", "url", t.URL, "err", err)
 		return doc, 0, false
 	}
-	// A second pass for the text: boilerplate-light, in the encoding the
-	// first pass settled on.
-	if text := simhash.VisibleTextFrom(extract.Decoded(body, doc), len(body)); text != "" {
-		fp, hasFP = simhash.Fingerprint(text), true
+	if s := text.String(); s != "" {
+		fp, hasFP = simhash.Fingerprint(s), true
 	}
 	return doc, fp, hasFP
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/godwit-crawler/godwit/internal/simhash"
 )
 
 // benchPage builds a deterministic page of about 50 KiB shaped like a news
@@ -54,6 +56,44 @@ func BenchmarkHTML(b *testing.B) {
 	for b.Loop() {
 		if _, err := HTML(page, body, nil); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHTMLText is the crawler's pass over a page: links, meta and
+// title, and the visible text for the SimHash in the same pass. Compare
+// with BenchmarkHTML plus simhash's BenchmarkVisibleText, the two passes
+// it replaced.
+func BenchmarkHTMLText(b *testing.B) {
+	body := benchPage()
+	page := mustURL("https://www.example.com/science/godwits")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		text := simhash.NewText(len(body))
+		if _, err := HTML(page, body, &Options{Text: text}); err != nil {
+			b.Fatal(err)
+		}
+		if text.String() == "" {
+			b.Fatal("no text")
+		}
+	}
+}
+
+// BenchmarkHTMLTwoPasses is what BenchmarkHTMLText replaced: extraction,
+// then the visible text in a second tokenizer pass over the decoded page.
+func BenchmarkHTMLTwoPasses(b *testing.B) {
+	body := benchPage()
+	page := mustURL("https://www.example.com/science/godwits")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := HTML(page, body, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if simhash.VisibleTextFrom(Decoded(body, d), len(body)) == "" {
+			b.Fatal("no text")
 		}
 	}
 }

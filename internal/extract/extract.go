@@ -10,6 +10,7 @@ import (
 	"golang.org/x/text/encoding"
 
 	"github.com/godwit-crawler/godwit/internal/robots"
+	"github.com/godwit-crawler/godwit/internal/simhash"
 )
 
 // ErrPageURL reports a page URL that cannot serve as a base: nil or not
@@ -44,6 +45,12 @@ type Options struct {
 	// ("text/html; charset=Shift_JIS"): its charset parameter, when it
 	// names an encoding, overrides any <meta> of the page.
 	ContentType string
+	// Text, if not nil, is given every token of the page as it is read,
+	// so that it holds the page's visible text afterwards (for a SimHash)
+	// without a second pass over the page. It is reset if the page is
+	// read again in another encoding. A token longer than MaxToken ends
+	// the text too.
+	Text *simhash.Text
 }
 
 // Default fills in unset fields.
@@ -149,6 +156,9 @@ func HTML(page *url.URL, body []byte, o *Options) (*Document, error) {
 	if changed != nil {
 		// A <meta> past the prescan named another encoding: start again
 		// in it, as browsers reload. It is certain, so this happens once.
+		if opts.Text != nil {
+			opts.Text.Reset()
+		}
 		d, _ = scan(page, body, *changed, &opts)
 	}
 	return d, nil
@@ -169,6 +179,7 @@ func scan(page *url.URL, body []byte, cs charset, opts *Options) (*Document, *ch
 		titleDone bool
 		foreign   int // depth of <svg> and <math>, whose <title> is not the page's
 	)
+	text := opts.Text
 	z := html.NewTokenizer(cs.reader(body))
 	z.SetMaxBuf(MaxToken)
 loop:
@@ -183,9 +194,18 @@ loop:
 			break loop
 		case html.TextToken:
 			if inTitle && len(title) < 4*MaxTitle {
-				title = append(title, z.Text()...)
+				t := z.Text()
+				title = append(title, t...)
+				if text != nil {
+					text.Text(t)
+				}
+			} else if text != nil && !text.Full() {
+				text.Text(z.Text())
 			}
 		case html.EndTagToken:
+			if text != nil {
+				text.EndTag(z)
+			}
 			var buf [8]byte
 			switch string(tagName(z.Raw(), buf[:0])) {
 			case "title":
@@ -200,7 +220,8 @@ loop:
 		case html.StartTagToken, html.SelfClosingTagToken:
 			var buf [8]byte
 			var tag, attr string
-			switch string(tagName(z.Raw(), buf[:0])) {
+			name := tagName(z.Raw(), buf[:0])
+			switch string(name) {
 			case "a":
 				tag, attr = "a", "href"
 			case "area":
@@ -211,10 +232,25 @@ loop:
 				tag, attr = "frame", "src"
 			case "iframe":
 				tag, attr = "iframe", "src"
+			}
+			var la linkAttrs
+			if tag != "" {
+				// Read before the text sees the tag: the tokenizer
+				// hands each attribute out once.
+				la = attrs(z, attr, tag != "frame" && tag != "iframe")
+			}
+			if text != nil {
+				if tag != "" {
+					text.StartTag(z, tt, func() bool { return la.hidden })
+				} else {
+					text.StartTag(z, tt, nil)
+				}
+			}
+			switch string(name) {
 			case "base":
 				if !haveBase {
-					if href, _, ok := attrs(z, "href", false); ok {
-						base, haveBase = href, true
+					if a := attrs(z, "href", false); a.ok {
+						base, haveBase = a.value, true
 					}
 				}
 			case "title":
@@ -248,8 +284,8 @@ loop:
 			if tag == "" {
 				continue
 			}
-			ref, rel, ok := attrs(z, attr, tag != "frame" && tag != "iframe")
-			if !ok || skip(ref) {
+			ref, rel := la.value, la.rel
+			if !la.ok || skip(ref) {
 				continue
 			}
 			if len(refs) == opts.MaxLinks {
@@ -304,22 +340,33 @@ func tagName(raw, dst []byte) []byte {
 	return dst
 }
 
+// linkAttrs are the attributes of a tag that attrs reads.
+type linkAttrs struct {
+	value, rel string
+	ok         bool // the attribute asked for is there (value)
+	hidden     bool // an attribute hides the element from the visible text (simhash.HiddenAttr)
+}
+
 // attrs reads the attributes of the current tag and returns the value of
 // attribute name and, if wantRel, of rel. The first of repeated attributes
 // wins, as in browsers.
-func attrs(z *html.Tokenizer, name string, wantRel bool) (value, rel string, ok bool) {
+func attrs(z *html.Tokenizer, name string, wantRel bool) linkAttrs {
+	var a linkAttrs
 	var haveRel bool
 	for more := true; more; {
 		var k, v []byte
 		k, v, more = z.TagAttr()
 		switch {
-		case !ok && string(k) == name:
-			value, ok = string(v), true
+		case !a.ok && string(k) == name:
+			a.value, a.ok = string(v), true
 		case wantRel && !haveRel && string(k) == "rel":
-			rel, haveRel = lowerASCII(strings.Trim(string(v), asciiSpace)), true
+			a.rel, haveRel = lowerASCII(strings.Trim(string(v), asciiSpace)), true
+		}
+		if !a.hidden && simhash.HiddenAttr(k, v) {
+			a.hidden = true
 		}
 	}
-	return value, rel, ok
+	return a
 }
 
 // lowerASCII lower-cases the ASCII letters of s, as HTML does for

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/godwit-crawler/godwit/internal/simhash"
 )
 
 // FuzzHTML feeds random pages, Content-Types and byte order marks: no
@@ -28,9 +30,13 @@ func FuzzHTML(f *testing.F) {
 		}
 		body = [...]string{"", "\xEF\xBB\xBF", "\xFF\xFE", "\xFE\xFF"}[bom%4] + body
 		const maxLinks = 50
-		d, err := HTML(page, []byte(body), &Options{MaxLinks: maxLinks, Agents: []string{"godwit"}, ContentType: contentType})
+		text := simhash.NewText(len(body))
+		d, err := HTML(page, []byte(body), &Options{MaxLinks: maxLinks, Agents: []string{"godwit"}, ContentType: contentType, Text: text})
 		if err != nil {
 			t.Fatalf("HTML(%q): %v", body, err)
+		}
+		if s := text.String(); len(s) > simhash.MaxText || !utf8.ValidString(s) || strings.TrimSpace(s) != s {
+			t.Fatalf("bad visible text %q", s)
 		}
 		if len(d.Links) > maxLinks {
 			t.Fatalf("%d links, more than MaxLinks", len(d.Links))

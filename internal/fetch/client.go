@@ -74,6 +74,15 @@ func New(cfg Config) (*Client, error) {
 	// not define one). Turning HTTP/2 on later means a translation step in
 	// the capture, not just this flag. ALPN offers only http/1.1, both in
 	// dialTLS and in the TLS the transport runs inside proxy tunnels.
+	// net/http pools the connections of every http:// URL sent through an
+	// HTTP proxy under one key (the proxy), so through a proxy the
+	// per-host idle limit is a limit on the whole crawl: with more workers
+	// than it, connections are closed and dialled again on every request.
+	// There the total cap stands in for it.
+	perHost := cfg.MaxIdleConnsPerHost
+	if len(c.proxyAddrs) > 0 {
+		perHost = maxIdleConns
+	}
 	protocols := new(http.Protocols)
 	protocols.SetHTTP1(true)
 	c.transport = &http.Transport{
@@ -91,7 +100,7 @@ func New(cfg Config) (*Client, error) {
 		TLSHandshakeTimeout:    cfg.TLSHandshakeTimeout,
 		ResponseHeaderTimeout:  cfg.ResponseHeaderTimeout,
 		MaxIdleConns:           maxIdleConns,
-		MaxIdleConnsPerHost:    cfg.MaxIdleConnsPerHost,
+		MaxIdleConnsPerHost:    perHost,
 		IdleConnTimeout:        idleConnTimeout,
 		MaxResponseHeaderBytes: maxResponseHeaderBytes,
 		// We send Accept-Encoding ourselves and keep the body exactly as

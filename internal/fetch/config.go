@@ -71,6 +71,8 @@ type Config struct {
 
 	// MaxIdleConnsPerHost bounds the keep-alive connections kept per host.
 	// Politeness means one request in flight per host, so few are needed.
+	// Through an HTTP proxy, which net/http pools as one host for every
+	// http:// URL, it does not apply (the cap over all hosts does).
 	MaxIdleConnsPerHost int
 
 	// Resolver answers the DNS cache's misses; nil means

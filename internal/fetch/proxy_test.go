@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // proxyLog is a fake forward proxy: it answers every request itself and
@@ -157,5 +160,79 @@ func TestProxyEnvFrom(t *testing.T) {
 	want := ProxyEnv{HTTPProxy: "upper:1", HTTPSProxy: "lower:2", NoProxy: "a.test"}
 	if got != want {
 		t.Errorf("ProxyEnvFrom = %+v, want %+v", got, want)
+	}
+}
+
+// TestProxyKeepsConnections: net/http pools every http:// URL sent through
+// a proxy under the proxy's key, so the per-host idle limit must not cap
+// the connections kept to the proxy: rounds of concurrent fetches to
+// different hosts reuse the connections of the first round. Judged from
+// the proxy's side, by the connections it accepted.
+func TestProxyKeepsConnections(t *testing.T) {
+	const workers, rounds = 8, 3
+	var (
+		mu       sync.Mutex
+		conns    int
+		arrived  int
+		release  = make(chan struct{})
+		released = release
+	)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		arrived++
+		ch := released
+		mu.Unlock()
+		<-ch // all of a round's requests are in flight at once
+		fmt.Fprint(w, "ok")
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			conns++
+			mu.Unlock()
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, Config{Proxy: srv.URL})
+	for round := range rounds {
+		errs := make(chan error, workers)
+		for i := range workers {
+			go func() {
+				resp, err := c.Fetch(context.Background(), Request{URL: fmt.Sprintf("http://h%d.example.test/%d", i, round)})
+				if err == nil && resp.Status != http.StatusOK {
+					err = fmt.Errorf("status %d", resp.Status)
+				}
+				errs <- err
+			}()
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			mu.Lock()
+			n := arrived
+			mu.Unlock()
+			if n == (round+1)*workers {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: %d requests arrived, want %d", round, n, (round+1)*workers)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		mu.Lock()
+		released = make(chan struct{})
+		close(release)
+		release = released
+		mu.Unlock()
+		for range workers {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if conns > workers {
+		t.Errorf("the proxy accepted %d connections for %d rounds of %d concurrent fetches, want %d (kept alive)", conns, rounds, workers, workers)
 	}
 }

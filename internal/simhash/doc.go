@@ -11,6 +11,10 @@
 //	fp := simhash.Fingerprint(text)        // words weighted by frequency, xxhash64, Charikar
 //	id, dist, ok := index.Near(fp)         // closest earlier page within k bits
 //
+// A caller that tokenizes the page anyway feeds a Text instead of calling
+// VisibleText (extract.HTML does, with Options.Text), and the page is read
+// once for its links and its text; the text is the same.
+//
 // Exact duplicates are found by payload digest before this; SimHash finds
 // pages that differ by a date, a counter, a session id in a link, or an
 // advertisement. docs/simhash.md defines the fingerprint and the encoding
@@ -32,6 +36,7 @@
 //     needs a new name (and a migration of the store's simhash values).
 //   - VisibleText returns valid UTF-8 of at most MaxText bytes for any
 //     input, reads the page once and holds at most the page and the text.
+//     A Text is one page's state: not safe for concurrent use.
 //   - An Index is safe for concurrent use (a sync.RWMutex: Near calls run
 //     in parallel, Add excludes them). For any stored fingerprint within
 //     distance k of a query, Near finds one (recall is exact, the index is

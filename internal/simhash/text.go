@@ -47,92 +47,182 @@ func VisibleText(page []byte) string {
 func VisibleTextFrom(r io.Reader, size int) string { return visibleText(r, size) }
 
 func visibleText(r io.Reader, size int) string {
-	var w textWriter
-	w.b.Grow(min(max(size/2, 0), MaxText))
-	var (
-		skip     string // name of the element being skipped, "" if none
-		depth    int    // open elements named skip, while skipping
-		sections int    // open <article>, <section>, <main>
-	)
+	t := NewText(size)
 	z := html.NewTokenizer(r)
 	z.SetMaxBuf(MaxText)
-	for !w.full {
-		tt := z.Next()
-		switch tt {
+	for !t.Full() {
+		switch tt := z.Next(); tt {
 		case html.ErrorToken:
-			return w.b.String()
+			return t.String()
 		case html.TextToken:
-			if skip == "" {
-				w.text(z.Text())
-			}
+			t.Text(z.Text())
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			// Self-closing syntax means an empty element only in SVG
-			// and MathML; on an HTML element it is ignored.
-			selfClosing := tt == html.SelfClosingTagToken && foreignTags[string(name)]
-			if skip != "" {
-				if string(name) == skip && !selfClosing {
-					depth++
-				}
-				continue
-			}
-			if !inlineTags[string(name)] {
-				w.space()
-			}
-			if selfClosing || voidTags[string(name)] {
-				continue
-			}
-			switch {
-			case skipTags[string(name)]:
-			case (string(name) == "header" || string(name) == "footer") && sections == 0:
-			case hasAttr && hiddenByAttr(z):
-			default:
-				if sectionTags[string(name)] {
-					sections++
-				}
-				continue
-			}
-			skip, depth = string(name), 1
+			t.StartTag(z, tt, nil)
 		case html.EndTagToken:
-			name, _ := z.TagName()
-			if skip != "" {
-				switch string(name) {
-				case skip:
-					if depth--; depth == 0 {
-						skip = ""
-					}
-				case "body", "html":
-					// A skipped element left open ends with the
-					// document, not the page's text.
-					skip = ""
-				}
-				continue
-			}
-			if sectionTags[string(name)] && sections > 0 {
-				sections--
-			}
-			if !inlineTags[string(name)] {
-				w.space()
-			}
+			t.EndTag(z)
 		}
 	}
-	return w.b.String()
+	return t.String()
+}
+
+// Text builds the visible text of a page (see VisibleText) from the
+// tokens of a tokenizer its caller drives, so that a caller that reads the
+// page for other reasons (extract.HTML, for links) makes one pass over it
+// instead of two. Feed it every token of the page, in order, until Full;
+// the tokenizer must not have been asked for the tag's name or attributes
+// yet (they are read from it once). Not safe for concurrent use.
+type Text struct {
+	w        textWriter
+	skip     string // name of the element being skipped, "" if none
+	depth    int    // open elements named skip, while skipping
+	sections int    // open <article>, <section>, <main>
+	nameBuf  [16]byte
+}
+
+// NewText returns an empty Text; size, if known, is the page's size and
+// sizes the text's buffer.
+func NewText(size int) *Text {
+	t := &Text{}
+	t.w.b.Grow(min(max(size, 0), MaxText)) // text is at most about the page: one allocation
+	return t
+}
+
+// Reset empties t for another page (or another pass over the same page).
+func (t *Text) Reset() { *t = Text{} }
+
+// Full reports whether the text has reached MaxText: more tokens change
+// nothing.
+func (t *Text) Full() bool { return t.w.full }
+
+// String returns the text so far.
+func (t *Text) String() string { return t.w.b.String() }
+
+// Text takes the text of a text token (z.Text()).
+func (t *Text) Text(p []byte) {
+	if t.skip == "" {
+		t.w.text(p)
+	}
+}
+
+// StartTag takes the current token of z, a start tag (tt is
+// html.StartTagToken or html.SelfClosingTagToken). hidden, if not nil,
+// answers whether the tag's attributes mark its element as hidden or as
+// navigation, for a caller that has read the attributes itself
+// (HiddenAttr of each); nil reads them from z when needed.
+func (t *Text) StartTag(z *html.Tokenizer, tt html.TokenType, hidden func() bool) {
+	name := tagName(z, t.nameBuf[:0])
+	// Self-closing syntax means an empty element only in SVG and MathML;
+	// on an HTML element it is ignored.
+	selfClosing := tt == html.SelfClosingTagToken && foreignTags[string(name)]
+	if t.skip != "" {
+		if string(name) == t.skip && !selfClosing {
+			t.depth++
+		}
+		return
+	}
+	if !inlineTags[string(name)] {
+		t.w.space()
+	}
+	if selfClosing || voidTags[string(name)] {
+		return
+	}
+	switch {
+	case skipTags[string(name)]:
+	case (string(name) == "header" || string(name) == "footer") && t.sections == 0:
+	case hidden != nil && hidden():
+	case hidden == nil && hiddenByAttr(z):
+	default:
+		if sectionTags[string(name)] {
+			t.sections++
+		}
+		return
+	}
+	t.skip, t.depth = string(name), 1
+}
+
+// EndTag takes the current token of z, an end tag.
+func (t *Text) EndTag(z *html.Tokenizer) {
+	name := tagName(z, t.nameBuf[:0])
+	if t.skip != "" {
+		switch string(name) {
+		case t.skip:
+			if t.depth--; t.depth == 0 {
+				t.skip = ""
+			}
+		case "body", "html":
+			// A skipped element left open ends with the document, not
+			// the page's text.
+			t.skip = ""
+		}
+		return
+	}
+	if sectionTags[string(name)] && t.sections > 0 {
+		t.sections--
+	}
+	if !inlineTags[string(name)] {
+		t.w.space()
+	}
+}
+
+// HiddenAttr reports whether the attribute key="val" (key lower-cased, as
+// z.TagAttr returns it) marks its element as hidden or as navigation: the
+// hidden attribute, or a role that is a landmark of the page's frame.
+func HiddenAttr(key, val []byte) bool {
+	switch string(key) {
+	case "hidden":
+		return true
+	case "role":
+		// The first role token the user agent knows applies; these are
+		// all well known, so the first token decides.
+		f := strings.Fields(strings.ToLower(string(val)))
+		return len(f) > 0 && skipRoles[f[0]]
+	}
+	return false
+}
+
+// tagName returns the lower-cased name of the current tag, appended to
+// dst. z.TagName copies every name (and z.TagAttr every key and value)
+// to replace NUL bytes, an allocation per tag of the page; the name is
+// read from the tag's raw text instead, and only one longer than dst's
+// capacity goes through z.TagName.
+func tagName(z *html.Tokenizer, dst []byte) []byte {
+	raw := z.Raw()
+	i := 1 // '<'
+	if i < len(raw) && raw[i] == '/' {
+		i++
+	}
+	for ; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case c == ' ' || c == '/' || c == '>' || c == '\t' || c == '\n' || c == '\f' || c == '\r':
+			return dst
+		case c == 0:
+			name, _ := z.TagName() // U+FFFD for NUL, as the tokenizer spells it
+			return name
+		}
+		if len(dst) == cap(dst) {
+			name, _ := z.TagName()
+			return name
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // hiddenByAttr reports whether the attributes of the current start tag
-// mark its element as hidden or as navigation.
+// mark its element as hidden or as navigation. Most tags name neither
+// attribute anywhere in their raw text, and are decided without reading
+// (and copying) their attributes.
 func hiddenByAttr(z *html.Tokenizer) bool {
+	if raw := z.Raw(); !containsFold(raw, "hidden") && !containsFold(raw, "role") {
+		return false
+	}
 	for {
 		key, val, more := z.TagAttr()
-		switch string(key) {
-		case "hidden":
+		if HiddenAttr(key, val) {
 			return true
-		case "role":
-			// The first role token the user agent knows applies; these
-			// are all well known, so the first token decides.
-			if f := strings.Fields(strings.ToLower(string(val))); len(f) > 0 && skipRoles[f[0]] {
-				return true
-			}
 		}
 		if !more {
 			return false
@@ -251,4 +341,25 @@ func isSpace(r rune) bool {
 		return asciiSpace[r]
 	}
 	return unicode.IsSpace(r)
+}
+
+// containsFold reports whether s contains lower, a lower-case ASCII word,
+// in any ASCII case.
+func containsFold(s []byte, lower string) bool {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		j := 0
+		for ; j < len(lower); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != lower[j] {
+				break
+			}
+		}
+		if j == len(lower) {
+			return true
+		}
+	}
+	return false
 }

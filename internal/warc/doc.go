@@ -14,7 +14,10 @@
 // and is renamed once it is complete (fsynced and closed), on rotation or
 // Close, so any file without the suffix is whole. Every file starts with a
 // warcinfo record. Each record is its own gzip member, so a record can be
-// read from its offset alone; Write returns those offsets.
+// read from its offset alone; Write returns those offsets. With
+// WriterConfig.Index the Writer also keeps each file's CDXJ index while
+// writing it and writes it beside the file (NAME.cdxj) when the file is
+// completed, so that indexing never reads a file back.
 //
 // # Invariants
 //
