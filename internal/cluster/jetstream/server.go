@@ -20,9 +20,9 @@ type ServerConfig struct {
 	Listen string
 	// DataDir holds JetStream's file store. Required.
 	DataDir string
-	// Name is the server's name, unique in a cluster; default the
-	// listen address. JetStream clustering needs it stable across
-	// restarts.
+	// Name is the server's name: required in a cluster, where it must be
+	// unique and stable across restarts (JetStream's RAFT knows its peers
+	// by it); default "godwit" for a lone server.
 	Name string
 	// ClusterName names the cluster; default "godwit". Used only with
 	// ClusterListen.
@@ -61,7 +61,10 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("jetstream: server: listen address: %w", err)
 	}
 	if cfg.Name == "" {
-		cfg.Name = cfg.Listen
+		if cfg.ClusterListen != "" {
+			return nil, errors.New("jetstream: server: a clustered server needs a name, unique in the cluster")
+		}
+		cfg.Name = "godwit"
 	}
 	opts := &server.Options{
 		ServerName: cfg.Name,
