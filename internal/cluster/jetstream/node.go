@@ -198,12 +198,16 @@ func (n *Node) Run(ctx context.Context) error {
 	t := time.NewTicker(n.cfg.tick())
 	defer t.Stop()
 	for {
-		n.heartbeat(ctx)
-		n.lead(ctx)
+		// The three renewals are independent: one slow bucket (a RAFT
+		// leader moving) must not delay the others.
+		var wg sync.WaitGroup
+		wg.Go(func() { n.heartbeat(ctx) })
+		wg.Go(func() { n.lead(ctx) })
+		wg.Go(func() { n.renew(ctx) })
+		wg.Wait()
 		if updates == nil {
 			n.pollAssignment(ctx)
 		}
-		n.renew(ctx)
 		n.reconcile(ctx)
 	wait:
 		select {

@@ -327,3 +327,53 @@ func TestFullStreamIsBackpressure(t *testing.T) {
 		t.Errorf("PublishLinks after the purge = %v", err)
 	}
 }
+
+// TestHandoffWaitsForRelease checks a graceful handoff: a shard the
+// assignment moves away stops being owned at once (Revoked) but stays
+// leased until its owner calls Release; the next owner claims it then,
+// at a later epoch.
+func TestHandoffWaitsForRelease(t *testing.T) {
+	s := startServer(t, ServerConfig{})
+	cfg := testConfig("a")
+	cfg.Handoff = time.Hour
+	a := startNode(t, connect(t, s.ClientURL()), cfg)
+	waitFor(t, 20*time.Second, "a to own every shard", func() bool { return len(a.Owned()) == 16 })
+	epochs := map[int]uint64{}
+	for _, p := range a.Owned() {
+		epochs[p], _ = a.Owns(p)
+	}
+	b := startNode(t, connect(t, s.ClientURL()), testConfig("b"))
+	revoked := map[int]bool{}
+	waitFor(t, 20*time.Second, "a to have half its shards revoked", func() bool {
+		for _, c := range a.log() {
+			if c.Kind == Revoked {
+				revoked[c.Shard] = true
+			}
+		}
+		return len(revoked) == 8
+	})
+	for p := range revoked {
+		if _, ok := a.Owns(p); ok {
+			t.Errorf("a still owns revoked shard %d", p)
+		}
+		if _, ok := b.Owns(p); ok {
+			t.Errorf("b owns shard %d before a released it", p)
+		}
+		// a keeps renewing the lease until it releases it.
+		e, err := b.leases.Get(t.Context(), leaseKey(p))
+		if err != nil || string(e.Value()) != "a" {
+			t.Errorf("lease of revoked shard %d before Release: %v, %v; want held by a", p, e, err)
+		}
+	}
+	for p := range revoked {
+		if err := a.Release(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 20*time.Second, "b to claim the released shards", func() bool { return settled(a, b) })
+	for p := range revoked {
+		if e, _ := b.Owns(p); e <= epochs[p] {
+			t.Errorf("shard %d: b's epoch %d is not after a's %d", p, e, epochs[p])
+		}
+	}
+}
