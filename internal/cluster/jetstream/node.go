@@ -98,7 +98,14 @@ type lease struct {
 	rev      uint64    // revision of the last confirmed write
 	deadline time.Time // (monotonic) the shard counts as owned before it
 	revoked  time.Time // non-zero once the assignment moved the shard away
+	claimed  bool      // the claim is in the shard's log: the shard may be used
 	fenceSeq uint64    // stream sequence of the last outcome event on the shard's subject
+}
+
+// usable reports whether the shard may be fetched at now: claimed, not
+// revoked, and confirmed recently enough.
+func (l *lease) usable(now time.Time) bool {
+	return l != nil && l.claimed && l.revoked.IsZero() && now.Before(l.deadline)
 }
 
 // Close releases the node's codec. It does not touch the connection.
@@ -119,7 +126,7 @@ func (n *Node) Owns(p int) (epoch uint64, ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	l := n.held[p]
-	if l == nil || !l.revoked.IsZero() || !time.Now().Before(l.deadline) {
+	if !l.usable(time.Now()) {
 		return 0, false
 	}
 	return l.epoch, true
@@ -132,7 +139,7 @@ func (n *Node) Owned() []int {
 	now := time.Now()
 	var s []int
 	for p, l := range n.held {
-		if l.revoked.IsZero() && now.Before(l.deadline) {
+		if l.usable(now) {
 			s = append(s, p)
 		}
 	}
@@ -209,22 +216,31 @@ func (n *Node) Run(ctx context.Context) error {
 			n.pollAssignment(ctx)
 		}
 		n.reconcile(ctx)
-	wait:
+		if err := n.untilTick(ctx, t, &updates); err != nil {
+			return err
+		}
+	}
+}
+
+// untilTick acts on each new assignment until the next tick or the end
+// of ctx.
+func (n *Node) untilTick(ctx context.Context, t *time.Ticker, updates *<-chan js.KeyValueEntry) error {
+	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
-		case e, ok := <-updates:
+			return nil
+		case e, ok := <-*updates:
 			if !ok {
-				updates = nil
-				continue
+				*updates = nil // the watcher is gone: poll at each tick
+				return nil
 			}
-			if e == nil { // end of the initial values
-				goto wait
+			if e == nil {
+				continue // the end of the initial values
 			}
 			n.setAssignment(e)
 			n.reconcile(ctx)
-			goto wait
 		}
 	}
 }
@@ -299,28 +315,30 @@ func (n *Node) lead(ctx context.Context) {
 	rev := n.leaderRev
 	n.mu.Unlock()
 	sent := time.Now()
+	var next uint64
 	var err error
+	lost := false // the key is certainly not ours (any more)
 	if rev != 0 {
-		rev, err = n.kvPut(ctx, bucketName(n.cfg.Crawl, "control"), keyLeader, []byte(n.cfg.Node), n.cfg.LeaderTTL, &rev)
-		if wrongSeq(err) {
+		next, err = n.kvPut(ctx, bucketName(n.cfg.Crawl, "control"), keyLeader, []byte(n.cfg.Node), n.cfg.LeaderTTL, &rev)
+		if lost = wrongSeq(err); lost {
 			n.log.Info("cluster: lost the leadership")
-			rev = 0
 		}
 	} else {
 		cctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
-		rev, err = n.control.Create(cctx, keyLeader, []byte(n.cfg.Node), js.KeyTTL(n.cfg.LeaderTTL))
+		next, err = n.control.Create(cctx, keyLeader, []byte(n.cfg.Node), js.KeyTTL(n.cfg.LeaderTTL))
 		cancel()
 		if err == nil {
-			n.log.Info("cluster: elected leader", "revision", rev)
-		} else {
-			rev = 0
+			n.log.Info("cluster: elected leader", "revision", next)
 		}
 	}
 	n.mu.Lock()
-	if err == nil {
+	switch {
+	case err == nil:
 		n.leaderDeadline = sent.Add(n.cfg.LeaderTTL * 2 / 3)
-		n.leaderRev = rev
-	} else if rev == 0 || !time.Now().Before(n.leaderDeadline) {
+		n.leaderRev = next
+	case lost || !time.Now().Before(n.leaderDeadline):
+		// A renewal that merely timed out keeps the revision: the next
+		// one may still succeed.
 		n.leaderRev = 0
 	}
 	leader := n.leaderRev != 0
@@ -550,6 +568,7 @@ func (n *Node) claim(ctx context.Context, p int) error {
 	l := n.held[p]
 	if l != nil && l.epoch == rev {
 		l.fenceSeq = seq
+		l.claimed = true
 	}
 	n.mu.Unlock()
 	if l == nil {

@@ -41,8 +41,9 @@ type ServerConfig struct {
 
 // Server is an embedded nats-server. Start it, then Shutdown.
 type Server struct {
-	cfg ServerConfig
-	ns  *server.Server
+	cfg   ServerConfig
+	ns    *server.Server
+	fatal <-chan string // the server's first fatal error (a port in use)
 }
 
 // NewServer checks cfg and prepares a server; it starts nothing.
@@ -105,8 +106,9 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	ns.SetLoggerV2(slogAdapter{logger.With("server", cfg.Name)}, false, false, false)
-	return &Server{cfg: cfg, ns: ns}, nil
+	fatal := make(chan string, 1)
+	ns.SetLoggerV2(slogAdapter{logger.With("server", cfg.Name), fatal}, false, false, false)
+	return &Server{cfg: cfg, ns: ns, fatal: fatal}, nil
 }
 
 func splitHostPort(addr string) (string, int, error) {
@@ -128,8 +130,11 @@ func (s *Server) Start(ctx context.Context) error {
 	s.ns.Start() // does not block; the server's goroutines end in Shutdown
 	for !s.ns.ReadyForConnections(100 * time.Millisecond) {
 		select {
+		case msg := <-s.fatal:
+			s.Shutdown()
+			return fmt.Errorf("jetstream: server %s did not start: %s", s.cfg.Name, msg)
 		case <-ctx.Done():
-			s.ns.Shutdown()
+			s.Shutdown()
 			return fmt.Errorf("jetstream: server %s did not start: %w", s.cfg.Name, ctx.Err())
 		default:
 		}
@@ -166,12 +171,24 @@ func (s *Server) Shutdown() {
 }
 
 // slogAdapter is nats-server's Logger over slog. Notices are Info;
-// debug and trace are Debug (the server emits them only when asked).
-type slogAdapter struct{ l *slog.Logger }
+// debug and trace are Debug (the server emits them only when asked). A
+// fatal error (the server's own logger would exit the process) is logged
+// and handed to Start.
+type slogAdapter struct {
+	l     *slog.Logger
+	fatal chan<- string
+}
 
 func (a slogAdapter) Noticef(format string, v ...any) { a.l.Info(fmt.Sprintf(format, v...)) }
 func (a slogAdapter) Warnf(format string, v ...any)   { a.l.Warn(fmt.Sprintf(format, v...)) }
-func (a slogAdapter) Fatalf(format string, v ...any)  { a.l.Error(fmt.Sprintf(format, v...)) }
-func (a slogAdapter) Errorf(format string, v ...any)  { a.l.Error(fmt.Sprintf(format, v...)) }
-func (a slogAdapter) Debugf(format string, v ...any)  { a.l.Debug(fmt.Sprintf(format, v...)) }
-func (a slogAdapter) Tracef(format string, v ...any)  { a.l.Debug(fmt.Sprintf(format, v...)) }
+func (a slogAdapter) Fatalf(format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	a.l.Error(msg)
+	select {
+	case a.fatal <- msg:
+	default:
+	}
+}
+func (a slogAdapter) Errorf(format string, v ...any) { a.l.Error(fmt.Sprintf(format, v...)) }
+func (a slogAdapter) Debugf(format string, v ...any) { a.l.Debug(fmt.Sprintf(format, v...)) }
+func (a slogAdapter) Tracef(format string, v ...any) { a.l.Debug(fmt.Sprintf(format, v...)) }
