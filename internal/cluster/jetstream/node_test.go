@@ -96,8 +96,17 @@ func TestLeaderFailoverAndRebalance(t *testing.T) {
 	if err := leaver.Leave(t.Context()); err != nil {
 		t.Fatal(err)
 	}
+	// Leave deleted its keys: nothing of it is left to expire.
+	for _, p := range before.Shards(leaver.cfg.Node) {
+		if e, err := joiner.leases.Get(t.Context(), leaseKey(p)); err == nil && string(e.Value()) == leaver.cfg.Node {
+			t.Errorf("lease of shard %d still held by %s after Leave", p, leaver.cfg.Node)
+		}
+	}
+	if _, err := joiner.members.Get(t.Context(), leaver.cfg.Node); err == nil {
+		t.Errorf("member key of %s still there after Leave", leaver.cfg.Node)
+	}
 	left := []*running{rest[1], joiner}
-	waitFor(t, 2*testTTL, "the leaver's shards to move before its keys could expire", func() bool { return settled(left...) })
+	waitFor(t, 20*time.Second, "the leaver's shards to move", func() bool { return settled(left...) })
 	after = joiner.Assignment()
 	if got, want := before.Moved(after), len(before.Shards(leaver.cfg.Node)); got != want {
 		t.Errorf("%d shards moved, want the leaver's %d", got, want)
