@@ -209,3 +209,29 @@ func retry(t *testing.T, ctx context.Context, what string, f func(context.Contex
 		}
 	}
 }
+
+// TestBinaryNATSErrors checks the exit status and message of bad
+// invocations: bad input is 2, a server that cannot start is 1.
+func TestBinaryNATSErrors(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"nats"}, 2, "--data is required"},
+		{[]string{"nats", "--data", dir, "--cluster-listen", "127.0.0.1:0", "--routes", "nats://127.0.0.1:1"}, 2, "needs a name"},
+		{[]string{"nats", "--data", dir, "--name", "a", "--cluster-listen", "127.0.0.1:0"}, 2, "needs --routes"},
+		{[]string{"nats", "--data", dir, "--listen", l.Addr().String()}, 1, "address already in use"},
+	} {
+		res := runBinary(t, tc.args...)
+		if res.code != tc.code || !strings.Contains(res.stderr, tc.msg) {
+			t.Errorf("godwit %s: exit %d, stderr %q; want exit %d and %q", strings.Join(tc.args, " "), res.code, res.stderr, tc.code, tc.msg)
+		}
+	}
+}
