@@ -82,6 +82,7 @@ type Node struct {
 
 	control, members, leases js.KeyValue
 	streams                  []js.Stream
+	settings                 []byte // the crawl's, as stored when it was created
 
 	mu             sync.Mutex
 	held           map[int]*lease
@@ -113,6 +114,10 @@ func (n *Node) Close() error {
 	n.codec.Close()
 	return nil
 }
+
+// CrawlSettings are the crawl's settings as stored when it was created
+// (which Compatible accepted for this node's).
+func (n *Node) CrawlSettings() []byte { return slices.Clone(n.settings) }
 
 // Codec is the node's event codec (for a cluster.Batcher).
 func (n *Node) Codec() *cluster.Codec { return n.codec }

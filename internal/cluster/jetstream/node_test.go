@@ -2,8 +2,10 @@ package jetstream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -212,8 +214,22 @@ func TestCrawlSettingsConflict(t *testing.T) {
 	}
 	n.Close()
 	cfg.Node = "b"
+	cfg.Settings = []byte(`{"delay": "1s"}`)
+	cfg.Compatible = func(stored, mine []byte) error { // equal as JSON
+		var a, b map[string]string
+		if err := errors.Join(json.Unmarshal(stored, &a), json.Unmarshal(mine, &b)); err != nil {
+			return err
+		}
+		if !maps.Equal(a, b) {
+			return errors.New("the settings differ")
+		}
+		return nil
+	}
 	if n, err = Open(t.Context(), nc, cfg); err != nil {
 		t.Fatalf("Open with the same settings: %v", err)
+	}
+	if got := string(n.CrawlSettings()); got != `{"delay":"1s"}` {
+		t.Errorf("CrawlSettings = %s, want the first node's", got)
 	}
 	n.Close()
 	other := cfg

@@ -142,6 +142,7 @@ func (n *Node) checkCrawl(ctx context.Context) error {
 	if err := n.cfg.Compatible(stored.Settings, mine.Settings); err != nil {
 		return fmt.Errorf("%w: crawl %q (created by %s at %s): %w", ErrConflict, n.cfg.Crawl, stored.By, stored.Created.Format(time.RFC3339), err)
 	}
+	n.settings = stored.Settings
 	return nil
 }
 
