@@ -116,7 +116,8 @@ func (a *Assignment) UnmarshalJSON(b []byte) error {
 //
 // It is load-bounded: each member's quota is its capacity's share of p,
 // rounded down or up (with equal capacities, ⌊p/n⌋ or ⌈p/n⌉), and the
-// rounding favours the members that own more already. It is sticky: a
+// rounding favours the members that own more than their share rounded
+// down already. It is sticky: a
 // shard's owner keeps it while under quota, so a stable membership moves
 // nothing, adding a node moves about p/(n+1) shards (those the new node's
 // quota takes from the others), and removing one moves only its shards.
@@ -190,17 +191,18 @@ type rank struct {
 
 // quotas splits p among ms in proportion to their weights by the largest
 // remainder method: each gets ⌊p·w/W⌋, and the shards left over go one
-// each to the largest remainders, then to those holding more now (so a
-// settled assignment is a fixed point), then by ID.
+// each to the largest remainders, then to those holding the most beyond
+// their ⌊p·w/W⌋ now (so a settled assignment is a fixed point; comparing
+// what they hold would not be, with unequal weights), then by ID.
 func quotas(ms []Member, held map[string]int, p int) map[string]int {
 	var total int64
 	for _, m := range ms {
 		total += m.weight()
 	}
 	type share struct {
-		id   string
-		rem  int64
-		held int
+		id     string
+		rem    int64
+		excess int // shards held beyond ⌊p·w/W⌋
 	}
 	q := make(map[string]int, len(ms))
 	shares := make([]share, len(ms))
@@ -209,13 +211,13 @@ func quotas(ms []Member, held map[string]int, p int) map[string]int {
 		n := int64(p) * m.weight()
 		q[m.ID] = int(n / total)
 		left -= q[m.ID]
-		shares[i] = share{m.ID, n % total, held[m.ID]}
+		shares[i] = share{m.ID, n % total, held[m.ID] - q[m.ID]}
 	}
 	slices.SortFunc(shares, func(a, b share) int {
 		if c := cmp.Compare(b.rem, a.rem); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(b.held, a.held); c != 0 {
+		if c := cmp.Compare(b.excess, a.excess); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.id, b.id)
