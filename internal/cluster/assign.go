@@ -117,9 +117,8 @@ func (a *Assignment) UnmarshalJSON(b []byte) error {
 // It is load-bounded: each member's quota is its capacity's share of p,
 // rounded down or up (with equal capacities, ⌊p/n⌋ or ⌈p/n⌉), and the
 // rounding favours the members that own more than their share rounded
-// down already. It is sticky: a
-// shard's owner keeps it while under quota, so a stable membership moves
-// nothing, adding a node moves about p/(n+1) shards (those the new node's
+// down already. It is sticky: a shard's owner keeps it while under
+// quota, so a stable membership moves nothing, adding a node moves about p/(n+1) shards (those the new node's
 // quota takes from the others), and removing one moves only its shards.
 // Shards left without an owner go, in increasing order, to the first
 // member under quota in the shard's rendezvous order (highest
