@@ -1,6 +1,6 @@
 // Command godwit is a polite, archival-quality web crawler.
 //
-// Subcommands: crawl, demo, export, fakeweb, robots, url, version, warc;
+// Subcommands: crawl, demo, export, fakeweb, nats, robots, url, version, warc;
 // and the clients of a running crawl's admin server: status, seeds, hosts,
 // urls, recrawl, pause, resume. See README.md.
 package main
@@ -57,6 +57,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newExportCmd(),
 		newFakewebCmd(),
 		newHostsCmd(),
+		newNATSCmd(),
 		newPauseCmd(),
 		newRecrawlCmd(),
 		newResumeCmd(),

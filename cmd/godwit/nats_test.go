@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// natsProc is a running `godwit nats` process.
+type natsProc struct {
+	name string
+	url  string
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process has exited
+	err  error         // cmd.Wait's, once done is closed
+}
+
+// wait waits for the process to exit and returns how it did.
+func (p *natsProc) wait() error {
+	<-p.done
+	return p.err
+}
+
+// startNATSBinary runs `godwit nats` with args and returns once it
+// prints its client URL.
+func startNATSBinary(t *testing.T, name string, args ...string) *natsProc {
+	t.Helper()
+	cmd := exec.Command(godwitBinary(t), append([]string{"nats", "--listen", "127.0.0.1:0", "--log-level", "warn"}, args...)...)
+	logf, err := os.Create(filepath.Join(t.TempDir(), name+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = logf
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("log of %s:\n%s", name, b)
+		}
+		logf.Close()
+	})
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &natsProc{name: name, cmd: cmd, done: make(chan struct{})}
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() {
+		t.Fatalf("godwit nats %s printed nothing", name)
+	}
+	url, ok := strings.CutPrefix(sc.Text(), "nats listening on ")
+	if !ok {
+		t.Fatalf("unexpected first line %q", sc.Text())
+	}
+	p.url = url
+	go func() {
+		for sc.Scan() {
+		}
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+			return
+		default:
+		}
+		cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-p.done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			t.Errorf("godwit nats %s did not stop on SIGINT", name)
+		}
+	})
+	return p
+}
+
+// TestBinaryNATSCluster starts three `godwit nats` processes as a
+// cluster, creates an R3 stream, SIGKILLs the server leading it, and
+// checks that every acknowledged message is still there and that the
+// stream takes new ones; the two left stop cleanly on SIGINT.
+func TestBinaryNATSCluster(t *testing.T) {
+	dir := t.TempDir()
+	var ports []int
+	var ls []net.Listener
+	for range 3 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	var routes []string
+	for _, l := range ls {
+		routes = append(routes, "nats://"+l.Addr().String())
+		l.Close()
+	}
+	var procs []*natsProc
+	var urls []string
+	for i := range 3 {
+		name := fmt.Sprintf("s%d", i)
+		p := startNATSBinary(t, name, "--name", name, "--data", filepath.Join(dir, name),
+			"--cluster-listen", fmt.Sprintf("127.0.0.1:%d", ports[i]), "--routes", strings.Join(routes, ","))
+		procs = append(procs, p)
+		urls = append(urls, p.url)
+	}
+	nc, err := nats.Connect(strings.Join(urls, ","), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	var stream jetstream.Stream
+	retry(t, ctx, "creating an R3 stream", func(ctx context.Context) error {
+		stream, err = js.CreateStream(ctx, jetstream.StreamConfig{Name: "T", Subjects: []string{"t.>"}, Replicas: 3, Storage: jetstream.FileStorage})
+		return err
+	})
+	const n = 30
+	for i := range n {
+		retry(t, ctx, "publishing", func(ctx context.Context) error {
+			_, err := js.Publish(ctx, "t.x", fmt.Appendf(nil, "%d", i))
+			return err
+		})
+	}
+	info, err := stream.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Cluster == nil || len(info.Cluster.Replicas) != 2 {
+		t.Fatalf("stream cluster %+v, want a leader and two replicas", info.Cluster)
+	}
+	var dead *natsProc
+	for _, p := range procs {
+		if p.name == info.Cluster.Leader {
+			dead = p
+		}
+	}
+	if dead == nil {
+		t.Fatalf("stream leader %q is none of the servers", info.Cluster.Leader)
+	}
+	if err := dead.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	dead.wait()
+	retry(t, ctx, "publishing after the leader was killed", func(ctx context.Context) error {
+		_, err := js.Publish(ctx, "t.x", fmt.Appendf(nil, "%d", n))
+		return err
+	})
+	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n + 1 {
+		m, err := cons.Next(jetstream.FetchMaxWait(10 * time.Second))
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		if got, want := string(m.Data()), fmt.Sprint(i); got != want {
+			t.Fatalf("message %d = %q, want %q", i, got, want)
+		}
+	}
+	for _, p := range procs {
+		if p == dead {
+			continue
+		}
+		p.cmd.Process.Signal(syscall.SIGINT)
+		if err := p.wait(); err != nil {
+			t.Errorf("godwit nats %s after SIGINT: %v, want exit status 0", p.name, err)
+		}
+	}
+}
+
+// retry calls f until it succeeds or ctx ends (a cluster electing
+// leaders answers "no responders" or times out for a while).
+func retry(t *testing.T, ctx context.Context, what string, f func(context.Context) error) {
+	t.Helper()
+	for {
+		actx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		err := f(actx)
+		cancel()
+		if err == nil {
+			return
+		}
+		t.Logf("%s: %v", what, err)
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: %v", what, err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// TestBinaryNATSErrors checks the exit status and message of bad
+// invocations: bad input is 2, a server that cannot start is 1.
+func TestBinaryNATSErrors(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"nats"}, 2, "--data is required"},
+		{[]string{"nats", "--data", dir, "--cluster-listen", "127.0.0.1:0", "--routes", "nats://127.0.0.1:1"}, 2, "needs a name"},
+		{[]string{"nats", "--data", dir, "--name", "a", "--cluster-listen", "127.0.0.1:0"}, 2, "needs --routes"},
+		{[]string{"nats", "--data", dir, "--listen", l.Addr().String()}, 1, "address already in use"},
+	} {
+		res := runBinary(t, tc.args...)
+		if res.code != tc.code || !strings.Contains(res.stderr, tc.msg) {
+			t.Errorf("godwit %s: exit %d, stderr %q; want exit %d and %q", strings.Join(tc.args, " "), res.code, res.stderr, tc.code, tc.msg)
+		}
+	}
+}

@@ -1,0 +1,208 @@
+package cluster
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godwit-crawler/godwit/internal/crawl"
+)
+
+func newCodec(t testing.TB) *Codec {
+	t.Helper()
+	c, err := NewCodec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+var words = strings.Fields("river stone garden winter market light paper north harbor silver quiet orchard" +
+	" lantern meadow copper island signal forest canyon velvet amber summit thunder willow")
+
+// sampleLinks are n links of a few hosts, as a page's outlinks look: word
+// slugs drawn from a fixed pseudo-random sequence.
+func sampleLinks(n int) []crawl.Link { return seededLinks(n, 0) }
+
+func seededLinks(n int, seed uint64) []crawl.Link {
+	r := rand.New(rand.NewPCG(uint64(n), seed))
+	links := make([]crawl.Link, n)
+	for i := range links {
+		host := fmt.Sprintf("site%d.example.org", r.IntN(7))
+		slug := words[r.IntN(len(words))] + "-" + words[r.IntN(len(words))] + "-" + words[r.IntN(len(words))]
+		u := fmt.Sprintf("https://%s/section-%d/%s-%d.html", host, i%13, slug, r.IntN(100000))
+		links[i] = crawl.Link{
+			URL: u, Key: u, Host: host, Depth: 1 + i%4,
+			Via:  fmt.Sprintf("https://%s/section-%d/", host, i%13),
+			Cash: 1.0 / float64(1+i%50),
+		}
+	}
+	return links
+}
+
+func TestEventRoundTrip(t *testing.T) {
+	c := newCodec(t)
+	links := sampleLinks(40)
+	links[3].Key = "https://site3.example.org/canonical"
+	links[5].Hops = 2
+	links[5].Sitemap = 1
+	links[5].Hints = crawl.Hints{LastMod: time.Date(2026, 11, 1, 12, 0, 0, 5, time.UTC), ChangeFreq: "daily", Priority: 0.7, HasPriority: true}
+	links[6].Hints = crawl.Hints{ChangeFreq: "never"}
+	links[7].Via = ""
+	big := bytes.Repeat([]byte("outcome "), 100)
+	for _, e := range []Event{
+		{Kind: KindLinks, Shard: 1023, Links: links},
+		{Kind: KindLinks, Shard: 5, Links: links[:1]},
+		{Kind: KindLinks, Shard: 0, Links: []crawl.Link{}},
+		{Kind: KindOutcome, Shard: 17, Epoch: 1 << 40, Payload: []byte("small")},
+		{Kind: KindOutcome, Shard: 17, Epoch: 3, Payload: big},
+		{Kind: KindOutcome, Shard: 2, Epoch: 9}, // a claim
+		{Kind: KindControl, Shard: 900, Payload: []byte(`{"block":"a.example"}`)},
+	} {
+		b, err := c.Encode([]byte("prefix"), e)
+		if err != nil {
+			t.Fatalf("Encode(%v): %v", e.Kind, err)
+		}
+		if !bytes.HasPrefix(b, []byte("prefix")) {
+			t.Fatalf("Encode did not append to dst")
+		}
+		got, err := c.Decode(b[len("prefix"):])
+		if err != nil {
+			t.Fatalf("Decode(Encode(%c shard %d)): %v", e.Kind, e.Shard, err)
+		}
+		if e.Kind == KindLinks && len(e.Links) == 0 {
+			e.Links = []crawl.Link{}
+		}
+		if !reflect.DeepEqual(got, e) {
+			t.Errorf("Decode(Encode(e)) = %+v, want %+v", got, e)
+		}
+	}
+}
+
+func TestEventCompresses(t *testing.T) {
+	c := newCodec(t)
+	links := sampleLinks(500)
+	b, err := c.Encode(nil, Event{Kind: KindLinks, Shard: 1, Links: links})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := 0
+	for i := range links {
+		raw += len(links[i].URL) + len(links[i].Via)
+	}
+	// version, kind, shard 1, epoch 0: the compression byte is b[4].
+	if b[4] != compressZstd || len(b)*2 > raw {
+		t.Errorf("500 links encode to %d bytes (compression %d), their URLs alone are %d: not compressed", len(b), b[4], raw)
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	c := newCodec(t)
+	good, err := c.Encode(nil, Event{Kind: KindLinks, Shard: 3, Links: sampleLinks(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{
+		"empty":       nil,
+		"version":     append([]byte{9}, good[1:]...),
+		"kind":        append([]byte{1, 'X'}, good[2:]...),
+		"compression": {1, 'O', 0, 0, 7},
+		"truncated":   good[:len(good)-3],
+		"trailing":    append(bytes.Clone(good), 0),
+		"link count":  {1, 'L', 0, 0, 0, 0xff, 0xff, 0x03},
+		"zstd":        {1, 'O', 0, 0, 1, 1, 2, 3},
+	} {
+		if _, err := c.Decode(b); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("Decode(%s) = %v, want ErrCorrupt", name, err)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	c := newCodec(f)
+	for _, e := range []Event{
+		{Kind: KindLinks, Shard: 3, Links: sampleLinks(30)},
+		{Kind: KindLinks, Shard: 3, Links: sampleLinks(1)},
+		{Kind: KindOutcome, Shard: 1, Epoch: 4, Payload: []byte("x")},
+		{Kind: KindControl, Shard: 1},
+	} {
+		b, err := c.Encode(nil, e)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, err := c.Decode(b)
+		if err != nil {
+			return
+		}
+		// What decodes re-encodes to something that decodes the same.
+		b2, err := c.Encode(nil, e)
+		if err != nil {
+			t.Fatalf("Encode(Decode(b)): %v", err)
+		}
+		e2, err := c.Decode(b2)
+		if err != nil {
+			t.Fatalf("Decode(Encode(Decode(b))): %v", err)
+		}
+		if !reflect.DeepEqual(normalize(e), normalize(e2)) {
+			t.Fatalf("round trip differs:\n%+v\n%+v", e, e2)
+		}
+	})
+}
+
+// normalize makes NaN cash comparable for the fuzz round trip.
+func normalize(e Event) Event {
+	for i := range e.Links {
+		if e.Links[i].Cash != e.Links[i].Cash {
+			e.Links[i].Cash = -1
+		}
+		if p := e.Links[i].Hints.Priority; p != p {
+			e.Links[i].Hints.Priority = -1
+		}
+	}
+	return e
+}
+
+// BenchmarkEncodeLinks reports the bytes per link of a full batch (500
+// links) and of a small one (20 links, what a 1 s flush sends for a quiet
+// shard).
+func BenchmarkEncodeLinks(b *testing.B) {
+	c := newCodec(b)
+	for _, n := range []int{20, 500} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			links := sampleLinks(n)
+			var size int
+			for b.Loop() {
+				out, err := c.Encode(nil, Event{Kind: KindLinks, Shard: 1, Links: links})
+				if err != nil {
+					b.Fatal(err)
+				}
+				size = len(out)
+			}
+			b.ReportMetric(float64(size)/float64(n), "bytes/link")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/link")
+		})
+	}
+}
+
+func BenchmarkDecodeLinks(b *testing.B) {
+	c := newCodec(b)
+	msg, err := c.Encode(nil, Event{Kind: KindLinks, Shard: 1, Links: sampleLinks(500)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := c.Decode(msg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*500), "ns/link")
+}

@@ -1,0 +1,205 @@
+package jetstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	js "github.com/nats-io/nats.go/jetstream"
+
+	"github.com/godwit-crawler/godwit/internal/cluster"
+)
+
+// ErrConflict is returned by Open when the crawl exists with settings
+// this node does not share.
+var ErrConflict = errors.New("jetstream: crawl exists with other settings")
+
+// crawlRecord is the control bucket's "crawl" key, written once when the
+// crawl is created.
+type crawlRecord struct {
+	Shards   int       `json:"shards"`
+	Streams  int       `json:"streams"`
+	Settings []byte    `json:"settings"` // base64 in JSON
+	Created  time.Time `json:"created"`
+	By       string    `json:"by"`
+}
+
+// Open connects a node to crawl cfg.Crawl over nc: it waits for
+// JetStream's meta leader, creates the crawl's streams and buckets (or
+// finds them), and stores the crawl record, or checks this node's
+// settings against it. It starts no goroutine; Run does the node's work.
+// The connection stays the caller's.
+func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Node, error) {
+	cfg.Default()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	j, err := js.New(nc, js.WithDefaultTimeout(cfg.RequestTimeout), js.WithPublishAsyncTimeout(cfg.RequestTimeout))
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	if err := waitMetaLeader(ctx, j, cfg.RequestTimeout); err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: cfg, nc: nc, js: j, log: cfg.Logger.With("node", cfg.Node, "crawl", cfg.Crawl)}
+	kv := func(what string, ttl time.Duration) (js.KeyValue, error) {
+		c := js.KeyValueConfig{
+			Bucket:         bucketName(cfg.Crawl, what),
+			History:        1,
+			Storage:        js.FileStorage,
+			Replicas:       cfg.Replicas,
+			LimitMarkerTTL: ttl,
+		}
+		b, err := retry(ctx, cfg.RequestTimeout, func(ctx context.Context) (js.KeyValue, error) {
+			return j.CreateOrUpdateKeyValue(ctx, c)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("jetstream: bucket %s: %w", c.Bucket, err)
+		}
+		return b, nil
+	}
+	if n.control, err = kv("control", cfg.LeaderTTL); err != nil {
+		return nil, err
+	}
+	if err := n.checkCrawl(ctx); err != nil {
+		return nil, err
+	}
+	if n.members, err = kv("members", cfg.MemberTTL); err != nil {
+		return nil, err
+	}
+	if n.leases, err = kv("leases", cfg.LeaseTTL); err != nil {
+		return nil, err
+	}
+	n.streams = make([]js.Stream, cfg.Streams)
+	for i := range cfg.Streams {
+		sc := js.StreamConfig{
+			Name:      StreamName(cfg.Crawl, i),
+			Retention: js.LimitsPolicy,
+			Storage:   js.FileStorage,
+			Replicas:  cfg.Replicas,
+			MaxBytes:  cfg.StreamMaxBytes,
+			Discard:   js.DiscardNew,
+			MaxAge:    cfg.StreamMaxAge,
+		}
+		for p := i; p < cfg.Shards; p += cfg.Streams {
+			sc.Subjects = append(sc.Subjects, shardFilter(cfg.Crawl, p))
+		}
+		s, err := retry(ctx, cfg.RequestTimeout, func(ctx context.Context) (js.Stream, error) {
+			return j.CreateOrUpdateStream(ctx, sc)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("jetstream: stream %s: %w", sc.Name, err)
+		}
+		n.streams[i] = s
+	}
+	n.codec, err = cluster.NewCodec()
+	if err != nil {
+		return nil, err
+	}
+	n.held = map[int]*lease{}
+	n.fences = map[int]*sync.Mutex{}
+	return n, nil
+}
+
+// checkCrawl creates the crawl record, or refuses a node whose shards,
+// streams or settings differ from it.
+func (n *Node) checkCrawl(ctx context.Context) error {
+	mine := crawlRecord{Shards: n.cfg.Shards, Streams: n.cfg.Streams, Settings: n.cfg.Settings, Created: time.Now().UTC(), By: n.cfg.Node}
+	b, err := json.Marshal(mine)
+	if err != nil {
+		return fmt.Errorf("jetstream: crawl record: %w", err)
+	}
+	_, err = retry(ctx, n.cfg.RequestTimeout, func(ctx context.Context) (uint64, error) {
+		rev, err := n.control.Create(ctx, keyCrawl, b)
+		if errors.Is(err, js.ErrKeyExists) {
+			return 0, nil
+		}
+		return rev, err
+	})
+	if err != nil {
+		return fmt.Errorf("jetstream: crawl record: %w", err)
+	}
+	e, err := retry(ctx, n.cfg.RequestTimeout, func(ctx context.Context) (js.KeyValueEntry, error) {
+		return n.control.Get(ctx, keyCrawl)
+	})
+	if err != nil {
+		return fmt.Errorf("jetstream: crawl record: %w", err)
+	}
+	var stored crawlRecord
+	if err := json.Unmarshal(e.Value(), &stored); err != nil {
+		return fmt.Errorf("jetstream: crawl record: %w", err)
+	}
+	switch {
+	case stored.Shards != mine.Shards:
+		return fmt.Errorf("%w: crawl %q has %d shards, this node %d", ErrConflict, n.cfg.Crawl, stored.Shards, mine.Shards)
+	case stored.Streams != mine.Streams:
+		return fmt.Errorf("%w: crawl %q has %d streams, this node %d", ErrConflict, n.cfg.Crawl, stored.Streams, mine.Streams)
+	}
+	if err := n.cfg.Compatible(stored.Settings, mine.Settings); err != nil {
+		return fmt.Errorf("%w: crawl %q (created by %s at %s): %w", ErrConflict, n.cfg.Crawl, stored.By, stored.Created.Format(time.RFC3339), err)
+	}
+	n.settings = stored.Settings
+	return nil
+}
+
+// waitMetaLeader waits until JetStream answers account requests, which
+// in a cluster means a meta leader is elected.
+func waitMetaLeader(ctx context.Context, j js.JetStream, timeout time.Duration) error {
+	_, err := retry(ctx, timeout, func(ctx context.Context) (*js.AccountInfo, error) { return j.AccountInfo(ctx) })
+	if err != nil {
+		return fmt.Errorf("jetstream: no JetStream meta leader: %w", err)
+	}
+	return nil
+}
+
+// retry calls f with a per-call timeout until it succeeds, fails
+// permanently, or ctx ends, backing off from 50 ms to 1 s.
+func retry[T any](ctx context.Context, timeout time.Duration, f func(context.Context) (T, error)) (T, error) {
+	wait := 50 * time.Millisecond
+	for {
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		v, err := f(cctx)
+		cancel()
+		if err == nil || !transient(err) {
+			return v, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return v, fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
+		case <-t.C:
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
+// transient reports whether a JetStream error may go away by itself: no
+// responders or a timeout while a leader is elected or a server restarts,
+// a full stream (backpressure), a cluster not yet formed.
+func transient(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, js.ErrNoStreamResponse) ||
+		errors.Is(err, nats.ErrConnectionReconnecting) || errors.Is(err, js.ErrJetStreamNotEnabled) {
+		return true
+	}
+	var api *js.APIError
+	if errors.As(err, &api) {
+		switch api.Code {
+		case 503, 408:
+			return true
+		}
+		switch api.ErrorCode {
+		case 10077, // store failed: a full stream (DiscardNew) answers this
+			10008, // JetStream temporarily unavailable (leader election)
+			10005, // no peers yet, while the cluster forms
+			10023: // insufficient resources
+			return true
+		}
+	}
+	return false
+}
