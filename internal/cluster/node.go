@@ -1,0 +1,532 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/godwit-crawler/godwit/internal/crawl"
+)
+
+// ShardLog is each shard's ordered, replicated log, as a Node uses it;
+// package jetstream implements it over JetStream streams. Positions are
+// increasing within a shard's log (not necessarily consecutive: shards
+// share streams).
+type ShardLog interface {
+	// Append adds e to shard e.Shard's log and returns its position. A
+	// KindOutcome event is fenced: it is refused with ErrFenced unless
+	// the shard's last KindOutcome event is at expect (0: there is none),
+	// so that of two nodes that both believe they own a shard only one
+	// can write its outcomes.
+	Append(ctx context.Context, e Event, expect uint64) (uint64, error)
+	// Last returns the position of the last event of shard p's log and of
+	// its last KindOutcome event (0: none).
+	Last(ctx context.Context, p int) (last, lastOutcome uint64, err error)
+	// Read calls fn with each event of shard p's log after position
+	// from, in order, until ctx ends (Read then returns nil) or fn fails.
+	Read(ctx context.Context, p int, from uint64, fn func(seq uint64, e Event) error) error
+}
+
+// ErrFenced is ShardLog.Append's refusal of an outcome written by a node
+// that no longer owns the shard.
+var ErrFenced = errors.New("cluster: fenced: another node writes this shard's outcomes")
+
+// Shards is a node's local state of the shards it owns:
+// internal/frontier's Frontier opened with Options.Partial.
+type Shards interface {
+	Next(ctx context.Context) (crawl.Lease, error)
+	Stats() crawl.FrontierStats
+	SetShard(p uint16, own bool) error
+	AddAt(ctx context.Context, links []crawl.Link, at crawl.Position) (int, error)
+	ApplyOutcome(ctx context.Context, t crawl.Task, out crawl.Outcome, at crawl.Position) error
+	Applied(p uint16) (uint64, error)
+	DropShard(p uint16) error
+}
+
+// NodeConfig configures a Node. Every field but Logger is required.
+type NodeConfig struct {
+	Name   string
+	Shards Shards
+	Log    ShardLog
+	// EncodeOutcome and DecodeOutcome are the outcome payload's codec
+	// (frontier.EncodeOutcome and frontier.DecodeOutcome).
+	EncodeOutcome func(crawl.Task, crawl.Outcome) []byte
+	DecodeOutcome func([]byte) (crawl.Task, crawl.Outcome, error)
+	Logger        *slog.Logger
+}
+
+// FlushInterval bounds how long a discovered link waits in a Node before
+// it is appended to its shard's log when no outcome asks for it sooner.
+const FlushInterval = 200 * time.Millisecond
+
+// maxLinksPerEvent splits a shard's pending links into events of at most
+// this many.
+const maxLinksPerEvent = 500
+
+// A Node is one crawler node's part of a cluster crawl, and the
+// crawl.Frontier its workers use. It owns shards (Acquire, Release,
+// Lose): for each it reads the shard's log and applies every event to its
+// Shards in log order, and it leases the hosts of a shard only once it
+// has caught up with the log and claimed the shard with a fenced claim
+// event. Links the workers discover go to their shards' logs in batches
+// (grouped by shard, several pages per batch); a page's outcome goes to
+// its shard's log, fenced, after the page's links, and Complete returns
+// once the outcome is applied. So every change is in a log before it is
+// in any node's state, and a shard's next owner rebuilds it by reading
+// the log: a node's death costs only the fetches whose outcomes it had
+// not appended.
+//
+// Run must be running (it flushes links on a timer); Close stops the
+// shards' readers. A Node is safe for concurrent use.
+type Node struct {
+	cfg NodeConfig
+	log *slog.Logger
+
+	base   context.Context // the readers' parent; cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // the readers
+
+	mu      sync.Mutex
+	owned   map[int]*owned
+	changed chan struct{} // closed and replaced when a shard's reader moves
+
+	lmu     sync.Mutex
+	pending map[int][]crawl.Link
+	gen     uint64 // Add calls so far
+	flushMu sync.Mutex
+	flushed uint64 // gen up to which links are in their logs
+}
+
+// owned is a shard the node owns or is taking over.
+type owned struct {
+	epoch   uint64
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the reader returned
+	err     error         // why the reader stopped, when it failed
+	applied uint64        // the reader's position
+	lastOut uint64        // the last KindOutcome position seen or written
+	active  bool          // claimed: its hosts are leased
+	lost    bool
+	leases  int        // leases out
+	pub     sync.Mutex // serializes fenced appends
+}
+
+var _ crawl.Frontier = (*Node)(nil)
+
+// NewNode returns a Node owning no shard. It starts nothing.
+func NewNode(cfg NodeConfig) (*Node, error) {
+	if cfg.Name == "" || cfg.Shards == nil || cfg.Log == nil || cfg.EncodeOutcome == nil || cfg.DecodeOutcome == nil {
+		return nil, errors.New("cluster: node: incomplete configuration")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	base, cancel := context.WithCancel(context.Background())
+	return &Node{
+		cfg: cfg, log: log.With("node", cfg.Name),
+		base: base, cancel: cancel,
+		owned:   map[int]*owned{},
+		changed: make(chan struct{}),
+		pending: map[int][]crawl.Link{},
+	}, nil
+}
+
+// Run appends pending links every FlushInterval until ctx ends.
+func (n *Node) Run(ctx context.Context) error {
+	tick := time.NewTicker(FlushInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+			if err := n.flush(ctx); err != nil && ctx.Err() == nil {
+				n.log.Warn("links not appended yet; retrying", "err", err)
+			}
+		}
+	}
+}
+
+// Close stops reading every shard's log and waits for the readers. It
+// does not release the shards: their leases expire.
+func (n *Node) Close() error {
+	n.cancel()
+	n.wg.Wait()
+	return nil
+}
+
+// broadcast wakes every waiter. n.mu must be held.
+func (n *Node) broadcast() {
+	close(n.changed)
+	n.changed = make(chan struct{})
+}
+
+// wait blocks until cond (called with n.mu held) is true, the shard's
+// reader stops, or ctx ends.
+func (n *Node) wait(ctx context.Context, o *owned, cond func() bool) error {
+	n.mu.Lock()
+	for !cond() {
+		select {
+		case <-o.done:
+			err := o.err
+			n.mu.Unlock()
+			if err == nil {
+				err = errors.New("cluster: the shard's reader stopped")
+			}
+			return err
+		default:
+		}
+		ch := n.changed
+		n.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		case <-o.done:
+		}
+		n.mu.Lock()
+	}
+	n.mu.Unlock()
+	return nil
+}
+
+// Acquire takes shard p, whose lease this node holds at epoch: it reads
+// the shard's log from where its Shards left it, and once it has caught
+// up, claims the shard (a fenced event: a former owner still writing is
+// fenced from then on) and starts leasing its hosts. Acquiring a shard
+// the node has is a no-op.
+func (n *Node) Acquire(ctx context.Context, p int, epoch uint64) error {
+	n.mu.Lock()
+	if o := n.owned[p]; o != nil && !o.lost {
+		n.mu.Unlock()
+		return nil
+	}
+	n.mu.Unlock()
+	from, err := n.cfg.Shards.Applied(uint16(p))
+	if err != nil {
+		return err
+	}
+	rctx, cancel := context.WithCancel(n.base)
+	o := &owned{epoch: epoch, cancel: cancel, done: make(chan struct{}), applied: from}
+	n.mu.Lock()
+	n.owned[p] = o
+	n.mu.Unlock()
+	n.wg.Add(1)
+	go n.read(rctx, p, o)
+
+	for {
+		last, lastOut, err := n.cfg.Log.Last(ctx, p)
+		if err != nil {
+			n.abandon(p, o)
+			return err
+		}
+		if err := n.wait(ctx, o, func() bool { return o.applied >= last }); err != nil {
+			n.abandon(p, o)
+			return err
+		}
+		o.pub.Lock()
+		seq, err := n.cfg.Log.Append(ctx, Event{Kind: KindOutcome, Shard: p, Epoch: epoch}, lastOut)
+		if err == nil {
+			n.mu.Lock()
+			o.lastOut = max(o.lastOut, seq)
+			n.mu.Unlock()
+		}
+		o.pub.Unlock()
+		if errors.Is(err, ErrFenced) {
+			continue // written to since Last: catch up again
+		}
+		if err != nil {
+			n.abandon(p, o)
+			return err
+		}
+		break
+	}
+	if err := n.cfg.Shards.SetShard(uint16(p), true); err != nil {
+		n.abandon(p, o)
+		return err
+	}
+	n.mu.Lock()
+	o.active = true
+	n.mu.Unlock()
+	n.log.Info("shard acquired", "shard", p, "epoch", epoch, "from", from)
+	return nil
+}
+
+// errSuperseded stops the reader of a shard another node claimed.
+var errSuperseded = errors.New("cluster: a newer owner claimed the shard")
+
+// read applies shard p's log to the node's Shards until ctx ends, or
+// until it meets the claim or outcome of a newer epoch: another node owns
+// the shard, and this one gives it up.
+func (n *Node) read(ctx context.Context, p int, o *owned) {
+	defer n.wg.Done()
+	err := n.cfg.Log.Read(ctx, p, o.applied, func(seq uint64, e Event) error {
+		if e.Kind == KindOutcome && e.Epoch > o.epoch {
+			// Checked before anything is applied or learnt from it: a
+			// node that took the event's position as its fence would
+			// write past the new owner's claim.
+			return errSuperseded
+		}
+		at := crawl.Position{Shard: uint16(p), Seq: seq}
+		var err error
+		switch {
+		case e.Kind == KindLinks:
+			_, err = n.cfg.Shards.AddAt(ctx, e.Links, at)
+		case e.Kind == KindOutcome && len(e.Payload) > 0:
+			t, out, derr := n.cfg.DecodeOutcome(e.Payload)
+			if derr != nil {
+				// Written by a node of another version, or damaged: it
+				// cannot be applied, and stopping here would stop the shard.
+				n.log.Error("outcome event skipped", "shard", p, "seq", seq, "err", derr)
+				_, err = n.cfg.Shards.AddAt(ctx, nil, at)
+			} else {
+				err = n.cfg.Shards.ApplyOutcome(ctx, t, out, at)
+			}
+		default: // a claim, or a control event (not used yet): only the position moves
+			_, err = n.cfg.Shards.AddAt(ctx, nil, at)
+		}
+		if err != nil {
+			return fmt.Errorf("cluster: shard %d at %d: %w", p, seq, err)
+		}
+		n.mu.Lock()
+		o.applied = seq
+		if e.Kind == KindOutcome {
+			o.lastOut = max(o.lastOut, seq)
+		}
+		n.broadcast()
+		n.mu.Unlock()
+		return nil
+	})
+	if errors.Is(err, errSuperseded) {
+		n.mu.Lock()
+		o.lost = true
+		n.mu.Unlock()
+		n.log.Warn("shard lost: another node claimed it", "shard", p)
+		if serr := n.cfg.Shards.SetShard(uint16(p), false); serr != nil {
+			err = serr
+		} else if derr := n.cfg.Shards.DropShard(uint16(p)); derr != nil {
+			err = derr
+		}
+	}
+	n.mu.Lock()
+	if err != nil && ctx.Err() == nil {
+		o.err = err
+		if !errors.Is(err, errSuperseded) {
+			n.log.Error("shard log reader stopped", "shard", p, "err", err)
+		}
+	}
+	if o.lost && n.owned[p] == o {
+		delete(n.owned, p)
+	}
+	close(o.done)
+	n.broadcast()
+	n.mu.Unlock()
+}
+
+// abandon stops reading shard p and forgets it.
+func (n *Node) abandon(p int, o *owned) {
+	_ = n.cfg.Shards.SetShard(uint16(p), false)
+	o.cancel()
+	<-o.done
+	n.mu.Lock()
+	if n.owned[p] == o {
+		delete(n.owned, p)
+	}
+	n.broadcast()
+	n.mu.Unlock()
+}
+
+// Release hands shard p over: its hosts get no new lease, the leases out
+// end (their outcomes are appended), the reader stops and the local state
+// of the shard is dropped. The caller then gives up the shard's lease.
+func (n *Node) Release(ctx context.Context, p int) error {
+	n.mu.Lock()
+	o := n.owned[p]
+	n.mu.Unlock()
+	if o == nil {
+		return nil
+	}
+	n.mu.Lock()
+	o.active = false // Next hands out no lease of it from now
+	n.mu.Unlock()
+	if err := n.cfg.Shards.SetShard(uint16(p), false); err != nil {
+		return err
+	}
+	if err := n.wait(ctx, o, func() bool { return o.leases == 0 }); err != nil {
+		return err
+	}
+	n.abandon(p, o)
+	if err := n.cfg.Shards.DropShard(uint16(p)); err != nil {
+		return err
+	}
+	n.log.Info("shard released", "shard", p)
+	return nil
+}
+
+// Lose gives shard p up at once: its lease is gone (not renewed in time,
+// or an outcome was fenced). No new lease is handed out; the outcomes of
+// leases out are discarded (their URLs stay queued in the log, for the
+// next owner); the local state is dropped.
+func (n *Node) Lose(p int) error {
+	n.mu.Lock()
+	o := n.owned[p]
+	if o != nil {
+		o.lost = true
+	}
+	n.mu.Unlock()
+	if o == nil {
+		return nil
+	}
+	n.abandon(p, o)
+	n.log.Warn("shard lost", "shard", p)
+	return n.cfg.Shards.DropShard(uint16(p))
+}
+
+// Owned lists the shards the node leases hosts of.
+func (n *Node) Owned() []int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var s []int
+	for p, o := range n.owned {
+		if o.active && !o.lost {
+			s = append(s, p)
+		}
+	}
+	return s
+}
+
+// Add queues links for their shards' logs; they are appended within
+// FlushInterval, or before the outcome of the lease the worker completes
+// next. It reports no count: whether a link is new is known only when
+// its shard's owner applies it.
+func (n *Node) Add(_ context.Context, links []crawl.Link) (int, error) {
+	n.lmu.Lock()
+	for _, l := range links {
+		p := Shard(l.Host, DefaultShards)
+		n.pending[p] = append(n.pending[p], l)
+	}
+	n.gen++
+	n.lmu.Unlock()
+	return 0, nil
+}
+
+// flush appends every link added before it was called. Concurrent
+// callers share appends: one whose links another flush took waits for it.
+func (n *Node) flush(ctx context.Context) error {
+	n.lmu.Lock()
+	want := n.gen
+	n.lmu.Unlock()
+	n.flushMu.Lock()
+	defer n.flushMu.Unlock()
+	if n.flushed >= want {
+		return nil
+	}
+	n.lmu.Lock()
+	batch, gen := n.pending, n.gen
+	n.pending = map[int][]crawl.Link{}
+	n.lmu.Unlock()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(16)
+	for p, links := range batch {
+		for len(links) > 0 {
+			k := min(len(links), maxLinksPerEvent)
+			e := Event{Kind: KindLinks, Shard: p, Links: links[:k]}
+			links = links[k:]
+			g.Go(func() error {
+				_, err := n.cfg.Log.Append(gctx, e, 0)
+				return err
+			})
+		}
+	}
+	if err := g.Wait(); err != nil {
+		// Put the links back: the next flush tries them again (a link
+		// appended twice is applied once).
+		n.lmu.Lock()
+		for p, links := range batch {
+			n.pending[p] = append(links, n.pending[p]...)
+		}
+		n.lmu.Unlock()
+		return fmt.Errorf("cluster: links: %w", err)
+	}
+	n.flushed = gen
+	return nil
+}
+
+// Next leases a URL of an owned shard's host.
+func (n *Node) Next(ctx context.Context) (crawl.Lease, error) {
+	for {
+		l, err := n.cfg.Shards.Next(ctx)
+		if err != nil {
+			return l, err
+		}
+		p := Shard(l.Task.Host, DefaultShards)
+		n.mu.Lock()
+		o := n.owned[p]
+		ok := o != nil && o.active && !o.lost
+		if ok {
+			o.leases++
+		}
+		n.mu.Unlock()
+		if ok {
+			return l, nil
+		}
+		// Released between the frontier's choice and now: the lease is
+		// abandoned with the shard.
+	}
+}
+
+// Complete appends the links added so far and then the lease's outcome
+// to its shard's log, and returns once the outcome is applied. When the
+// shard was lost, or the append is fenced (another node owns the shard),
+// the outcome is discarded and the shard given up.
+func (n *Node) Complete(ctx context.Context, l crawl.Lease, out crawl.Outcome) error {
+	p := Shard(l.Task.Host, DefaultShards)
+	n.mu.Lock()
+	o := n.owned[p]
+	n.mu.Unlock()
+	if o == nil {
+		return nil
+	}
+	defer func() {
+		n.mu.Lock()
+		o.leases--
+		n.broadcast()
+		n.mu.Unlock()
+	}()
+	if err := n.flush(ctx); err != nil {
+		return err
+	}
+	payload := n.cfg.EncodeOutcome(l.Task, out)
+	o.pub.Lock()
+	n.mu.Lock()
+	lost, expect := o.lost, o.lastOut
+	n.mu.Unlock()
+	if lost {
+		o.pub.Unlock()
+		return nil
+	}
+	seq, err := n.cfg.Log.Append(ctx, Event{Kind: KindOutcome, Shard: p, Epoch: o.epoch, Payload: payload}, expect)
+	if err == nil {
+		n.mu.Lock()
+		o.lastOut = max(o.lastOut, seq)
+		n.mu.Unlock()
+	}
+	o.pub.Unlock()
+	if errors.Is(err, ErrFenced) {
+		n.log.Warn("outcome fenced: another node owns the shard", "shard", p, "url", l.Task.URL)
+		return n.Lose(p)
+	}
+	if err != nil {
+		return err
+	}
+	return n.wait(ctx, o, func() bool { return o.applied >= seq || o.lost })
+}
+
+// Stats are the local frontier's: the shards this node owns.
+func (n *Node) Stats() crawl.FrontierStats { return n.cfg.Shards.Stats() }
