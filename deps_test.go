@@ -41,9 +41,12 @@ var layers = map[string]string{
 	"internal/kv":         "leaf",
 	"internal/warc":       "leaf",
 	"internal/freshness":  "leaf",
+	"internal/blob":       "leaf",
+	"internal/upload":     "leaf",
 
 	"internal/crawltest": "testsupport",
 	"internal/fakeweb":   "testsupport",
+	"internal/blobtest":  "testsupport",
 }
 
 // allowed reports whether package from (in layer fl) may import package to (in layer tl).
