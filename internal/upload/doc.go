@@ -32,6 +32,6 @@
 // New reads the manifest and starts nothing. Run uploads until its context
 // ends (an upload in progress is abandoned; its file stays pending) or
 // until Close, which lets Run make one last pass over the spool, each
-// pending file tried once, and waits for it. Close then closes the
-// manifest. Stats, Full, Notify and Key are safe for concurrent use.
+// pending file tried once, and waits for it (without Run, Close makes that
+// pass itself). Close then closes the manifest. Stats, Full, Notify and Key are safe for concurrent use.
 package upload

@@ -20,6 +20,9 @@ import (
 	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
+// ErrClosed is returned by Run called after Close.
+var ErrClosed = errors.New("upload: uploader closed")
+
 // Store is what an Uploader needs of an object store; *blob.Bucket has it.
 type Store interface {
 	// PutFile uploads the file at path to key and returns once the stored
@@ -132,13 +135,15 @@ type Uploader struct {
 	close   sync.Once
 
 	mu      sync.Mutex
-	started bool
+	started bool // Run began, or Close made the last pass itself
+	closed  bool
 	done    map[string]Entry // by file name
 	days    map[string]string
 	stats   Stats
 }
 
-// New reads the manifest and returns an Uploader; it starts nothing.
+// New reads the manifest and returns an Uploader; it starts nothing. The
+// caller must Close it.
 func New(cfg Config, store Store) (*Uploader, error) {
 	cfg.Default()
 	if err := cfg.Validate(); err != nil {
@@ -194,7 +199,11 @@ func (u *Uploader) Entry(name string) (Entry, bool) {
 func (u *Uploader) Run(ctx context.Context) error {
 	u.mu.Lock()
 	if u.started {
+		closed := u.closed
 		u.mu.Unlock()
+		if closed {
+			return ErrClosed
+		}
 		return errors.New("upload: Run called twice")
 	}
 	u.started = true
@@ -231,14 +240,23 @@ func (u *Uploader) Run(ctx context.Context) error {
 }
 
 // Close ends Run after its last pass, waits for it, and closes the
-// manifest.
+// manifest. If Run has not started, Close makes the last pass itself (a
+// Run called later returns ErrClosed), so that a Close that races a Run
+// starting in another goroutine uploads the same files either way.
 func (u *Uploader) Close() error {
-	u.close.Do(func() { close(u.closing) })
+	first := false
+	u.close.Do(func() { first = true; close(u.closing) })
+	if !first {
+		return nil
+	}
 	u.mu.Lock()
 	started := u.started
+	u.started, u.closed = true, true
 	u.mu.Unlock()
 	if started {
 		<-u.runDone
+	} else if err := u.pass(context.Background()); err != nil {
+		u.log.Warn("upload failed at shutdown; the files stay in the spool for the next run", "err", err)
 	}
 	return u.man.close()
 }

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/godwit-crawler/godwit/internal/blobtest"
+	"github.com/godwit-crawler/godwit/internal/warc"
+)
+
+// runBinaryEnv runs the built binary with extra environment variables.
+func runBinaryEnv(t *testing.T, env []string, args ...string) cmdResult {
+	t.Helper()
+	cmd := exec.Command(godwitBinary(t), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = append(append(os.Environ(), "HTTP_PROXY=", "http_proxy="), env...)
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return cmdResult{code, stdout.String(), stderr.String()}
+}
+
+// TestBinaryStoreUploadsWARCs crawls fakeweb with --store pointing at an
+// S3 API server in the test process: every WARC file and its CDXJ index
+// end up in the bucket, under warc/CRAWL/NODE/DAY/, once; the files
+// downloaded from the bucket pass `godwit warc verify`; the local copies
+// are gone; a second run of the crawl uploads nothing again.
+func TestBinaryStoreUploadsWARCs(t *testing.T) {
+	dir := t.TempDir()
+	s := blobtest.New(t, "godwit-e2e")
+	seeds := filepath.Join(dir, "seeds.txt")
+	addr := startFakewebBinary(t, "--hosts", "4", "--pages", "12", "--seed", "7", "--seeds-out", seeds)
+	data := filepath.Join(dir, "data")
+	cfg := writeConfig(t, dir, "warc:\n  node: e2e-node\n  max_size: 20000\n")
+	crawl := func() cmdResult {
+		t.Helper()
+		res := runBinaryEnv(t, s.Env(), "crawl", "--proxy", "http://"+addr, "--allow-private", "--seeds", seeds,
+			"--delay", "10ms", "--data", data, "--timeout", "2s", "--admin", "off", "--config", cfg,
+			"--store", "s3://godwit-e2e/runs/", "--store-path-style", "--store-crawl", "e2e")
+		if res.code != 0 {
+			t.Fatalf("godwit crawl exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+		}
+		return res
+	}
+	res := crawl()
+	if !regexp.MustCompile(`store +\d+ file\(s\) uploaded .* 0 pending`).MatchString(res.stdout) {
+		t.Errorf("summary has no store line with nothing pending:\n%s", res.stdout)
+	}
+
+	keyRE := regexp.MustCompile(`^runs/warc/e2e/e2e-node/\d{4}-\d{2}-\d{2}/([^/]+)$`)
+	keys := s.Keys(t, "")
+	var warcs []string
+	objects := map[string]string{} // file name → key
+	for _, k := range keys {
+		m := keyRE.FindStringSubmatch(k)
+		if m == nil {
+			t.Errorf("object %s is not under runs/warc/e2e/e2e-node/DAY/", k)
+			continue
+		}
+		objects[m[1]] = k
+		if strings.HasSuffix(k, warc.Ext) {
+			warcs = append(warcs, k)
+		}
+		if n := s.Puts(k); n != 1 {
+			t.Errorf("%s stored %d times, want 1", k, n)
+		}
+	}
+	if len(warcs) < 2 {
+		t.Fatalf("bucket holds %d WARC files (%q), want several (rotation at 20 kB)", len(warcs), keys)
+	}
+
+	down := t.TempDir()
+	var files []string
+	for _, k := range warcs {
+		name := path.Base(k)
+		p := filepath.Join(down, name)
+		if err := os.WriteFile(p, s.Object(t, k), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+		idxKey, ok := objects[warc.CDXJName(name)]
+		if !ok {
+			t.Errorf("no CDXJ index of %s in the bucket", name)
+			continue
+		}
+		if path.Dir(idxKey) != path.Dir(k) {
+			t.Errorf("index %s not beside its WARC %s", idxKey, k)
+		}
+		var want bytes.Buffer
+		if err := warc.WriteCDXJ(&want, p); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Object(t, idxKey); !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("index %s in the bucket is not the index of the WARC file in the bucket", idxKey)
+		}
+		if _, err := os.Stat(filepath.Join(data, "warc", name)); !os.IsNotExist(err) {
+			t.Errorf("%s still in --data after a verified upload (default: deleted): %v", name, err)
+		}
+	}
+	if v := runBinary(t, append([]string{"warc", "verify"}, files...)...); v.code != 0 {
+		t.Errorf("godwit warc verify of the uploaded files: exit %d\n%s\n%s", v.code, v.stdout, v.stderr)
+	}
+	manifest, err := os.ReadFile(filepath.Join(data, "state", uploadsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(manifest), "\n"); n != len(keys) {
+		t.Errorf("manifest records %d uploads, bucket holds %d objects", n, len(keys))
+	}
+
+	// The crawl resumed: nothing new to fetch; nothing uploaded again.
+	crawl()
+	for _, k := range keys {
+		if n := s.Puts(k); n != 1 {
+			t.Errorf("after a second run, %s stored %d times, want 1", k, n)
+		}
+	}
+}
+
+// A record of a WARC file that was uploaded and deleted is read back from
+// the bucket by its location (archive.Remote).
+func TestStoreReadsUploadedRecords(t *testing.T) {
+	s := blobtest.New(t, "godwit-unit")
+	data := dataDir(t.TempDir())
+	w, err := warc.NewWriter(warc.WriterConfig{Dir: data.warc(), Node: "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &warc.Record{Type: warc.TypeResource, Block: []byte("the record's block")}
+	rec.Header.Set(warc.FieldTargetURI, "http://example.com/")
+	locs, err := w.Write(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	for _, kv := range s.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	st := storeSettings{URL: "s3://godwit-unit/p", PathStyle: true, getenv: func(k string) string { return env[k] }}
+	if err := st.validate(); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := openStore(crawlSettings{Data: string(data), Store: st}, data, "n", discardLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.start(t.Context(), nil)
+	if err := ws.stop(); err != nil { // the last pass uploads the file
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(data.warc(), locs[0].File)); !os.IsNotExist(err) {
+		t.Fatalf("%s not deleted after its upload: %v", locs[0].File, err)
+	}
+	b, err := ws.ReadRange(t.Context(), locs[0].File, locs[0].Offset, locs[0].Length)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := warc.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Next()
+	if err != nil || string(got.Block) != "the record's block" {
+		t.Errorf("record read back from the store: %v, %v", got, err)
+	}
+	if _, err := ws.ReadRange(t.Context(), "never-uploaded.warc.gz", 0, 10); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadRange of a file never uploaded: %v, want ErrNotExist", err)
+	}
+}
+
+func TestStoreSettingsValidate(t *testing.T) {
+	for _, tc := range []struct {
+		st storeSettings
+		ok bool
+	}{
+		{storeSettings{}, true},
+		{storeSettings{URL: "s3://bucket/prefix"}, true},
+		{storeSettings{URL: "s3://bucket", Endpoint: "http://127.0.0.1:9000"}, true},
+		{storeSettings{URL: "bucket/prefix"}, false},
+		{storeSettings{URL: "s3://bucket", Endpoint: "http://s3.example.org"}, false},
+		{storeSettings{URL: "s3://bucket", SpoolMax: "lots"}, false},
+		{storeSettings{URL: "s3://bucket", Crawl: "a/b"}, false},
+		{storeSettings{URL: "s3://bucket", PartSize: "1MiB"}, false},
+	} {
+		tc.st.getenv = func(string) string { return "" }
+		if err := tc.st.validate(); (err == nil) != tc.ok {
+			t.Errorf("validate(%+v) = %v, want ok=%v", tc.st, err, tc.ok)
+		}
+	}
+	if got := (storeSettings{}).crawlName("/data/my crawl"); got != "my-crawl" {
+		t.Errorf("crawlName(/data/my crawl) = %q, want my-crawl", got)
+	}
+}
