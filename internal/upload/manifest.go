@@ -13,11 +13,11 @@ import (
 
 // Entry is one uploaded file: a line of the manifest (docs/formats.md).
 type Entry struct {
-	File     string    `json:"file"`  // base name in the spool
-	Key      string    `json:"key"`   // object key, relative to the bucket's prefix
-	Size     int64     `json:"size"`  // bytes, verified against the stored object
-	MD5      string    `json:"md5"`   // hex MD5 of the file
-	ETag     string    `json:"etag"`  // the stored object's ETag
+	File     string    `json:"file"` // base name in the spool
+	Key      string    `json:"key"`  // object key, relative to the bucket's prefix
+	Size     int64     `json:"size"` // bytes, verified against the stored object
+	MD5      string    `json:"md5"`  // hex MD5 of the file
+	ETag     string    `json:"etag"` // the stored object's ETag
 	Uploaded time.Time `json:"uploaded"`
 }
 
