@@ -288,8 +288,11 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 		fr.Close()
 		return res, err
 	}
-	stopAdmin, err := startAdmin(ctx, s, newBackend(c, fr, arch, ccfg.URL), log,
-		c.RegisterMetrics, fr.RegisterMetrics, arch.RegisterMetrics, fetcher.RegisterMetrics)
+	metrics := []func(prometheus.Registerer) error{c.RegisterMetrics, fr.RegisterMetrics, arch.RegisterMetrics, fetcher.RegisterMetrics}
+	if ws != nil {
+		metrics = append(metrics, ws.up.RegisterMetrics)
+	}
+	stopAdmin, err := startAdmin(ctx, s, newBackend(c, fr, arch, ccfg.URL), log, metrics...)
 	if err != nil {
 		arch.Close()
 		fr.Close()

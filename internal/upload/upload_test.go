@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
 
 	"github.com/godwit-crawler/godwit/internal/blob"
@@ -259,6 +260,13 @@ func TestUploadRestart(t *testing.T) {
 			t.Errorf("file written before Close not uploaded by the last pass: %s", name)
 		}
 	}
+	reg := prometheus.NewRegistry()
+	if err := u2.RegisterMetrics(reg); err != nil {
+		t.Fatal(err)
+	}
+	if got := metricValue(t, reg, "godwit_store_uploaded_files_total"); got != 2 {
+		t.Errorf("godwit_store_uploaded_files_total = %v after the second run, want 2 (a WARC and its index)", got)
+	}
 	b, err := os.ReadFile(cfg.Manifest)
 	if err != nil {
 		t.Fatal(err)
@@ -266,6 +274,25 @@ func TestUploadRestart(t *testing.T) {
 	if lines := strings.Count(string(b), "\n"); lines != 6 || strings.Contains(string(b), "torn") {
 		t.Errorf("manifest after the restart has %d lines (want 6, torn line cut):\n%s", lines, b)
 	}
+}
+
+func metricValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			m := mf.GetMetric()[0]
+			if c := m.GetCounter(); c != nil {
+				return c.GetValue()
+			}
+			return m.GetGauge().GetValue()
+		}
+	}
+	t.Fatalf("no metric %s", name)
+	return 0
 }
 
 func TestConfigValidate(t *testing.T) {
