@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/godwit-crawler/godwit/internal/blobtest"
 	"github.com/godwit-crawler/godwit/internal/warc"
@@ -34,30 +35,71 @@ func runBinaryEnv(t *testing.T, env []string, args ...string) cmdResult {
 }
 
 // TestBinaryStoreUploadsWARCs crawls fakeweb with --store pointing at an
-// S3 API server in the test process: every WARC file and its CDXJ index
-// end up in the bucket, under warc/CRAWL/NODE/DAY/, once; the files
-// downloaded from the bucket pass `godwit warc verify`; the local copies
-// are gone; a second run of the crawl uploads nothing again.
+// S3 API server in the test process. The first run meets the store down
+// and is killed (SIGKILL) once it has completed WARC files; the second
+// resumes with the store up. Then every WARC file, those the killed run
+// left included, and its CDXJ index are in the bucket under
+// warc/CRAWL/NODE/DAY/, each stored once; the files downloaded from the
+// bucket pass `godwit warc verify`; the local copies are gone; a third
+// run uploads nothing again.
 func TestBinaryStoreUploadsWARCs(t *testing.T) {
 	dir := t.TempDir()
 	s := blobtest.New(t, "godwit-e2e")
 	seeds := filepath.Join(dir, "seeds.txt")
-	addr := startFakewebBinary(t, "--hosts", "4", "--pages", "12", "--seed", "7", "--seeds-out", seeds)
+	addr := startFakewebBinary(t, "--hosts", "4", "--pages", "40", "--seed", "7", "--seeds-out", seeds)
 	data := filepath.Join(dir, "data")
 	cfg := writeConfig(t, dir, "warc:\n  node: e2e-node\n  max_size: 20000\n")
+	args := []string{"crawl", "--proxy", "http://" + addr, "--allow-private", "--seeds", seeds,
+		"--delay", "20ms", "--data", data, "--timeout", "2s", "--admin", "off", "--config", cfg,
+		"--store", "s3://godwit-e2e/runs/", "--store-path-style", "--store-crawl", "e2e"}
+
+	// Run 1: the store answers 503; killed once WARC files are complete.
+	s.SetDown(true)
+	cmd := exec.Command(godwitBinary(t), args...)
+	cmd.Env = append(append(os.Environ(), "HTTP_PROXY=", "http_proxy="), s.Env()...)
+	var stderr1 bytes.Buffer
+	cmd.Stderr = &stderr1
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		done, _ := filepath.Glob(filepath.Join(data, "warc", "*"+warc.Ext))
+		if len(done) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no complete WARC files after 30 s\n%s", stderr1.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-exited; err == nil {
+		t.Fatalf("run 1 finished before the kill; the web is too small for this test\n%s", stderr1.String())
+	}
+	if keys := s.Keys(t, ""); len(keys) != 0 {
+		t.Fatalf("objects stored while the store answered 503: %q", keys)
+	}
+	left, _ := filepath.Glob(filepath.Join(data, "warc", "*"+warc.Ext))
+	s.SetDown(false)
+
 	crawl := func() cmdResult {
 		t.Helper()
-		res := runBinaryEnv(t, s.Env(), "crawl", "--proxy", "http://"+addr, "--allow-private", "--seeds", seeds,
-			"--delay", "10ms", "--data", data, "--timeout", "2s", "--admin", "off", "--config", cfg,
-			"--store", "s3://godwit-e2e/runs/", "--store-path-style", "--store-crawl", "e2e")
+		res := runBinaryEnv(t, s.Env(), args...)
 		if res.code != 0 {
 			t.Fatalf("godwit crawl exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
 		}
 		return res
 	}
 	res := crawl()
-	if !regexp.MustCompile(`store +\d+ file\(s\) uploaded .* 0 pending`).MatchString(res.stdout) {
-		t.Errorf("summary has no store line with nothing pending:\n%s", res.stdout)
+	if !strings.Contains(res.stdout, "resumed and finished") ||
+		!regexp.MustCompile(`store +\d+ file\(s\) uploaded .* 0 pending`).MatchString(res.stdout) {
+		t.Errorf("summary of the resumed run: not resumed, or no store line with nothing pending:\n%s", res.stdout)
 	}
 
 	keyRE := regexp.MustCompile(`^runs/warc/e2e/e2e-node/\d{4}-\d{2}-\d{2}/([^/]+)$`)
@@ -78,8 +120,13 @@ func TestBinaryStoreUploadsWARCs(t *testing.T) {
 			t.Errorf("%s stored %d times, want 1", k, n)
 		}
 	}
-	if len(warcs) < 2 {
-		t.Fatalf("bucket holds %d WARC files (%q), want several (rotation at 20 kB)", len(warcs), keys)
+	if len(warcs) <= len(left) {
+		t.Fatalf("bucket holds %d WARC files (%q), want the %d the killed run left and more", len(warcs), keys, len(left))
+	}
+	for _, p := range left {
+		if _, ok := objects[filepath.Base(p)]; !ok {
+			t.Errorf("%s, left by the killed run, not uploaded", filepath.Base(p))
+		}
 	}
 
 	down := t.TempDir()
@@ -121,7 +168,7 @@ func TestBinaryStoreUploadsWARCs(t *testing.T) {
 		t.Errorf("manifest records %d uploads, bucket holds %d objects", n, len(keys))
 	}
 
-	// The crawl resumed: nothing new to fetch; nothing uploaded again.
+	// Run 3: nothing new to fetch; nothing uploaded again.
 	crawl()
 	for _, k := range keys {
 		if n := s.Puts(k); n != 1 {
