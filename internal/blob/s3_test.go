@@ -27,7 +27,9 @@ func open(t *testing.T, s *blobtest.Server, prefix string) *blob.Bucket {
 	return b
 }
 
-func writeFile(t *testing.T, n int) (string, []byte) {
+func writeFile(t *testing.T, n int) (string, []byte) { return writeFileTB(t, n) }
+
+func writeFileTB(t testing.TB, n int) (string, []byte) {
 	t.Helper()
 	data := make([]byte, n)
 	r := rand.New(rand.NewPCG(uint64(n), 1))
