@@ -31,7 +31,7 @@ const (
 	DefaultPartSize   = 16 << 20 // the client's own default; 64 parts per GiB
 	MinPartSize       = 5 << 20  // S3's smallest part but the last
 	DefaultMaxRetries = 5
-	DefaultThreads    = 2 // parts uploaded at once: each holds a part in memory
+	DefaultThreads    = 2 // parts of one upload sent at once
 )
 
 // Options configure a Bucket. They are plain data: Default fills the zero
@@ -55,8 +55,9 @@ type Options struct {
 	// PartSize of multipart uploads, at least MinPartSize; files up to one
 	// part are uploaded with one PUT. Default DefaultPartSize.
 	PartSize int64
-	// Threads is how many parts of one upload are sent at once. Default
-	// DefaultThreads.
+	// Threads is how many parts of one upload are sent at once (PutFile
+	// streams each from the file; Put of a stream of unknown length
+	// buffers one part). Default DefaultThreads.
 	Threads int
 	// MaxRetries is how often the client retries one request (1: no
 	// retry). Default DefaultMaxRetries.
