@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/spf13/pflag"
@@ -56,6 +55,8 @@ type storeSettings struct {
 
 	// getenv reads the environment; tests replace it. Nil: os.Getenv.
 	getenv func(string) string
+	// maxRetries of each request (blob.Options); tests set 1.
+	maxRetries int
 }
 
 func (f *crawlFlags) registerStore(fs *pflag.FlagSet) {
@@ -136,6 +137,7 @@ func (st storeSettings) options() (blob.Options, error) {
 		o.Region = st.Region
 	}
 	o.PathStyle = st.PathStyle
+	o.MaxRetries = st.maxRetries
 	if st.PartSize != "" {
 		n, err := parseBytes(st.PartSize)
 		if err != nil {
@@ -350,8 +352,11 @@ func printStoreSummary(out io.Writer, r *storeResult) {
 	}
 	fmt.Fprintln(out)
 	if s.Pending > 0 {
-		fmt.Fprintf(out, "  store       %d file(s) not uploaded (%s): they stay in the WARC directory; run the crawl again with --store to upload them\n",
-			s.Pending, strings.TrimSpace(s.LastError))
+		fmt.Fprintf(out, "  store       %d file(s) not uploaded yet: they stay in the WARC directory, and the next run with --store uploads them", s.Pending)
+		if s.LastError != "" {
+			fmt.Fprintf(out, " (last error: %s)", oneLine(s.LastError))
+		}
+		fmt.Fprintln(out)
 	}
 }
 

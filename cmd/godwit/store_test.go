@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/blobtest"
+	"github.com/godwit-crawler/godwit/internal/fakeweb"
 	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
@@ -253,5 +254,89 @@ func TestStoreSettingsValidate(t *testing.T) {
 	}
 	if got := (storeSettings{}).crawlName("/data/my crawl"); got != "my-crawl" {
 		t.Errorf("crawlName(/data/my crawl) = %q, want my-crawl", got)
+	}
+}
+
+// storeTestSettings point a crawl at s, one try per request.
+func storeTestSettings(t *testing.T, s *blobtest.Server, addr string) crawlSettings {
+	env := map[string]string{}
+	for _, kv := range s.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	cs := testSettings(t, addr)
+	cs.WARC.MaxSize = 8000
+	cs.WARC.Node = "n"
+	cs.Store = storeSettings{URL: "s3://" + s.Bucket + "/p", PathStyle: true, Crawl: "c",
+		getenv: func(k string) string { return env[k] }, maxRetries: 1}
+	return cs
+}
+
+// A crawl that meets the store down from start to end keeps every WARC
+// file and says so; the next run uploads them all and deletes them.
+func TestStoreDownForAWholeCrawl(t *testing.T) {
+	web, addr := startWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 12, Seed: 5})
+	s := blobtest.New(t, "godwit-down")
+	s.SetDown(true)
+	cs := storeTestSettings(t, s, addr)
+	res := crawlInProcess(t, cs, web.Seeds())
+	local, _ := filepath.Glob(filepath.Join(cs.Data, "warc", "*"+warc.Ext))
+	if len(local) < 2 || len(local) != len(res.WARCFiles) {
+		t.Fatalf("%d WARC files on disk after a crawl with the store down, %d written; want all kept (and several)", len(local), len(res.WARCFiles))
+	}
+	var out bytes.Buffer
+	printSummary(&out, res)
+	if res.Store == nil || res.Store.Stats.Uploaded != 0 || res.Store.Stats.Pending != 2*len(local) ||
+		!strings.Contains(out.String(), "not uploaded yet") {
+		t.Errorf("summary with the store down:\n%s", out.String())
+	}
+
+	s.SetDown(false)
+	res = crawlInProcess(t, cs, nil)
+	if res.Store.Stats.Uploaded != 2*len(local) || res.Store.Stats.Pending != 0 {
+		t.Errorf("second run uploaded %d files, %d pending; want %d and 0", res.Store.Stats.Uploaded, res.Store.Stats.Pending, 2*len(local))
+	}
+	for _, p := range local {
+		name := filepath.Base(p)
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s still on disk after its upload", name)
+		}
+		keys := s.Keys(t, "p/warc/c/n/")
+		found := 0
+		for _, k := range keys {
+			if path.Base(k) == name || path.Base(k) == warc.CDXJName(name) {
+				found++
+			}
+		}
+		if found != 2 {
+			t.Errorf("%s: %d of its WARC and index objects in the bucket (%q), want 2", name, found, keys)
+		}
+	}
+}
+
+type fakePauser struct{ paused bool }
+
+func (p *fakePauser) Pause()       { p.paused = true }
+func (p *fakePauser) Resume()      { p.paused = false }
+func (p *fakePauser) Paused() bool { return p.paused }
+
+// A full spool pauses the crawl and resumes only a pause it made: the
+// operator's pause outlasts the spool's.
+func TestStorePressurePausesTheCrawl(t *testing.T) {
+	c := &fakePauser{}
+	w := &warcStore{crawl: c}
+	w.pressure(true)
+	if !c.paused {
+		t.Fatal("a full spool did not pause the crawl")
+	}
+	w.pressure(false)
+	if c.paused {
+		t.Fatal("the crawl stayed paused after the spool drained")
+	}
+	c.Pause() // the operator
+	w.pressure(true)
+	w.pressure(false)
+	if !c.paused {
+		t.Error("the spool resumed a crawl the operator paused")
 	}
 }
