@@ -243,7 +243,7 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 			{Name: "robots", Value: "obey"},
 		},
 	}
-	ws, err := openStore(s, data, warcNode(wcfg), log) // nil without --store (store.go)
+	ws, err := openStore(ctx, s, data, warcNode(wcfg), log) // nil without --store (store.go)
 	if err != nil {
 		return res, err
 	}

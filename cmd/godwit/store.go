@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -203,8 +204,10 @@ type warcStore struct {
 var _ archive.Remote = (*warcStore)(nil)
 
 // openStore prepares the upload of the crawl's WARC files, or returns nil
-// without --store. node is the WARC writer's node name.
-func openStore(s crawlSettings, data dataDir, node string, log *slog.Logger) (*warcStore, error) {
+// without --store. node is the WARC writer's node name. A bucket the
+// server says does not exist is an error; a server that cannot be reached
+// only costs a warning (files wait in the spool).
+func openStore(ctx context.Context, s crawlSettings, data dataDir, node string, log *slog.Logger) (*warcStore, error) {
 	if s.Store.URL == "" {
 		return nil, nil
 	}
@@ -215,6 +218,19 @@ func openStore(s crawlSettings, data dataDir, node string, log *slog.Logger) (*w
 	bucket, err := blob.Open(s.Store.URL, o)
 	if err != nil {
 		return nil, fmt.Errorf("--store: %w", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err = bucket.Check(cctx)
+	cancel()
+	switch {
+	case errors.Is(err, blob.ErrNoBucket):
+		where := o.Endpoint
+		if where == "" {
+			where = "AWS S3"
+		}
+		return nil, fmt.Errorf("--store %s: the bucket does not exist on %s", s.Store.URL, where)
+	case err != nil:
+		log.Warn("object store unreachable; WARC files wait in the spool until it answers", "err", err)
 	}
 	spoolMax, _ := s.Store.spoolMax() // validated
 	w := &warcStore{bucket: bucket, prefix: "warc/" + s.Store.crawlName(s.Data) + "/" + node + "/",

@@ -205,7 +205,13 @@ func TestStoreReadsUploadedRecords(t *testing.T) {
 	if err := st.validate(); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := openStore(crawlSettings{Data: string(data), Store: st}, data, "n", discardLog())
+	missing := st
+	missing.URL = "s3://no-such-bucket/p"
+	if _, err := openStore(t.Context(), crawlSettings{Data: string(data), Store: missing}, data, "n", discardLog()); err == nil ||
+		!strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("--store naming a missing bucket: %v, want an error saying so", err)
+	}
+	ws, err := openStore(t.Context(), crawlSettings{Data: string(data), Store: st}, data, "n", discardLog())
 	if err != nil {
 		t.Fatal(err)
 	}

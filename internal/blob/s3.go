@@ -23,6 +23,8 @@ var (
 	ErrNotFound = errors.New("blob: object not found")
 	// ErrExists: a create-only put found the key taken.
 	ErrExists = errors.New("blob: object exists")
+	// ErrNoBucket: the server has no bucket of that name.
+	ErrNoBucket = errors.New("blob: no such bucket")
 )
 
 // Defaults of Options.
@@ -230,6 +232,20 @@ func (b *Bucket) String() string {
 		return "s3://" + b.bucket
 	}
 	return "s3://" + b.bucket + "/" + b.prefix
+}
+
+// Check asks the server whether the bucket exists: ErrNoBucket if it
+// says no, another error if it cannot be asked (down, refused), which is
+// no reason to give up on it.
+func (b *Bucket) Check(ctx context.Context) error {
+	ok, err := b.client.BucketExists(ctx, b.bucket)
+	switch {
+	case err != nil:
+		return fmt.Errorf("blob: %s: %w", b, err)
+	case !ok:
+		return fmt.Errorf("blob: %s: %w", b, ErrNoBucket)
+	}
+	return nil
 }
 
 // CloseIdleConnections closes the Bucket's idle connections.

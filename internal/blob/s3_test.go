@@ -203,7 +203,20 @@ func TestStoreDown(t *testing.T) {
 	ctx := context.Background()
 	s := blobtest.New(t, "bkt")
 	b := open(t, s, "")
+	if err := b.Check(ctx); err != nil {
+		t.Errorf("Check of an existing bucket: %v", err)
+	}
+	missing, err := blob.Open("s3://nosuchbucket", s.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := missing.Check(ctx); !errors.Is(err, blob.ErrNoBucket) {
+		t.Errorf("Check of a missing bucket: %v, want ErrNoBucket", err)
+	}
 	s.SetDown(true)
+	if err := b.Check(ctx); err == nil || errors.Is(err, blob.ErrNoBucket) {
+		t.Errorf("Check while the store is down: %v, want an error other than ErrNoBucket", err)
+	}
 	if _, err := b.Put(ctx, "k", strings.NewReader("x"), 1); err == nil || errors.Is(err, blob.ErrNotFound) {
 		t.Errorf("Put to a store answering 503: %v, want an error to retry", err)
 	}
