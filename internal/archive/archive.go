@@ -76,12 +76,12 @@ type Options struct {
 	// simhash.MaxK.
 	NearDistance int
 	// Remote reads back records of WARC files no longer on local disk
-	// (uploaded to an object store and deleted there); nil: none.
+	// (uploaded to an object store, then deleted locally); nil: none.
 	Remote Remote
 }
 
 // Remote reads a byte range of a WARC file kept elsewhere, by the file's
-// base name (*upload.Uploader with a bucket, wired in cmd/godwit).
+// base name (cmd/godwit: the object store the uploader put it in).
 type Remote interface {
 	ReadRange(ctx context.Context, file string, offset, length int64) ([]byte, error)
 }
