@@ -16,6 +16,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/minio/minio-go/v7/pkg/s3utils"
 )
 
 var (
@@ -157,6 +158,9 @@ func ParseURL(raw string) (bucket, prefix string, err error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "s3" || u.Host == "" || u.RawQuery != "" || u.User != nil || u.Fragment != "" {
 		return "", "", fmt.Errorf("blob: store %q: want s3://bucket/prefix", raw)
+	}
+	if err := s3utils.CheckValidBucketName(u.Host); err != nil {
+		return "", "", fmt.Errorf("blob: store %q: %w", raw, err)
 	}
 	prefix = strings.Trim(u.Path, "/")
 	if strings.Contains(prefix, "//") {

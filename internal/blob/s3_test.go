@@ -231,13 +231,15 @@ func TestParseURL(t *testing.T) {
 		in, bucket, prefix string
 		ok                 bool
 	}{
-		{"s3://b", "b", "", true},
-		{"s3://b/", "b", "", true},
-		{"s3://b/a/b/", "b", "a/b", true},
-		{"s3://b/a//b", "", "", false},
-		{"http://b/a", "", "", false},
+		{"s3://bkt", "bkt", "", true},
+		{"s3://bkt/", "bkt", "", true},
+		{"s3://my.bucket-1/a/b/", "my.bucket-1", "a/b", true},
+		{"s3://bkt/a//b", "", "", false},
+		{"http://bkt/a", "", "", false},
 		{"s3:///a", "", "", false},
-		{"s3://b/a?x=1", "", "", false},
+		{"s3://bkt/a?x=1", "", "", false},
+		{"s3://b/a", "", "", false},    // too short for a bucket name
+		{"s3://-bkt/a", "", "", false}, // not a valid bucket name
 	} {
 		bucket, prefix, err := blob.ParseURL(tc.in)
 		if (err == nil) != tc.ok || bucket != tc.bucket || prefix != tc.prefix {
