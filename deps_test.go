@@ -42,9 +42,12 @@ var layers = map[string]string{
 	"internal/warc":       "leaf",
 	"internal/freshness":  "leaf",
 	"internal/datadir":    "leaf",
+	"internal/blob":       "leaf",
+	"internal/upload":     "leaf",
 
 	"internal/crawltest": "testsupport",
 	"internal/fakeweb":   "testsupport",
+	"internal/blobtest":  "testsupport",
 }
 
 // allowed reports whether package from (in layer fl) may import package to (in layer tl).

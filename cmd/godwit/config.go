@@ -64,6 +64,8 @@ type crawlSettings struct {
 	Adapt  adaptSettings  `yaml:"adapt"`
 	Dedup  dedupSettings  `yaml:"dedup"`
 	WARC   warcSettings   `yaml:"warc"`
+	// Store is the object store WARC files are uploaded to (store.go).
+	Store storeSettings `yaml:"store"`
 
 	// URL identity, scope rules and trap defences: see the "URLs, scope
 	// and traps" block at the end of this file.
@@ -234,6 +236,7 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.s.Continuous, "continuous", false, "never finish: revisit fetched pages as their estimated change rate and importance say")
 	fs.Float64Var(&f.revisitShare, "revisit-share", frontier.DefaultRevisitShare, "with --continuous, the share of fetch capacity reserved for revisits while discovery has work (0..1)")
 	fs.StringVar(&f.s.Order, "order", d.Order, "how each host's queue is served: importance (OPIC) or breadth-first")
+	f.registerStore(fs)
 }
 
 // settings merges defaults, the config file and the flags that were set.
@@ -277,6 +280,7 @@ func (f *crawlFlags) settingsOver(s crawlSettings, fs *pflag.FlagSet, args []str
 	set("continuous", func() { s.Continuous = f.s.Continuous })
 	set("revisit-share", func() { s.Recrawl.RevisitShare = &f.revisitShare })
 	set("order", func() { s.Order = f.s.Order })
+	f.applyStore(fs, &s)
 	s.Seeds = append(s.Seeds, args...)
 	return s, s.validate()
 }
@@ -311,6 +315,9 @@ func (s crawlSettings) validate() error {
 		return fmt.Errorf("--order %q: want importance or breadth-first", s.Order)
 	}
 	if err := s.Recrawl.validate(); err != nil {
+		return err
+	}
+	if err := s.Store.validate(); err != nil {
 		return err
 	}
 	if _, err := parseLevel(s.LogLevel); err != nil {

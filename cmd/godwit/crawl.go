@@ -123,6 +123,7 @@ type crawlResult struct {
 	Interrupted bool
 	Resumed     bool
 	Dedup       archive.Stats
+	Store       *storeResult // nil without --store
 }
 
 // startAdmin serves the admin API, dashboard and metrics of a crawl on
@@ -284,6 +285,13 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 			{Name: "robots", Value: "obey"},
 		},
 	}
+	ws, err := openStore(ctx, s, data, warcNode(wcfg), log) // nil without --store (store.go)
+	if err != nil {
+		return res, err
+	}
+	if ws != nil {
+		defer ws.stop() // a no-op after the stop in the shutdown order below
+	}
 	fr, err := frontier.Open(frontier.Options{
 		Dir:          data.state(),
 		Policy:       pol,
@@ -305,6 +313,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		RevisitMin:   s.Dedup.RevisitMin,
 		NearDup:      archive.NearDupPolicy(s.Dedup.NearDuplicates),
 		NearDistance: s.Dedup.NearDistance,
+		Remote:       ws.remote(), // records of WARC files uploaded and deleted
 	})
 	if err != nil {
 		fr.Close()
@@ -321,8 +330,11 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		fr.Close()
 		return res, err
 	}
-	stopAdmin, err := startAdmin(ctx, s, newBackend(c, fr, arch, ccfg.URL), log,
-		c.RegisterMetrics, fr.RegisterMetrics, arch.RegisterMetrics, fetcher.RegisterMetrics)
+	metrics := []func(prometheus.Registerer) error{c.RegisterMetrics, fr.RegisterMetrics, arch.RegisterMetrics, fetcher.RegisterMetrics}
+	if ws != nil {
+		metrics = append(metrics, ws.up.RegisterMetrics)
+	}
+	stopAdmin, err := startAdmin(ctx, s, newBackend(c, fr, arch, ccfg.URL), log, metrics...)
 	if err != nil {
 		arch.Close()
 		fr.Close()
@@ -332,6 +344,9 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	log.Info("crawl starting", "resumed", resume, "seeds", len(seeds), "queued", fr.Stats().Queued,
 		"data", s.Data, "delay", s.Delay, "workers", s.Workers, "scope", s.Scope, "user_agent", s.userAgent())
 
+	if ws != nil {
+		ws.start(ctx, c) // uploads WARC files as they complete, and those an earlier run left
+	}
 	stopProgress := term.progress(c.Stats, log)
 	runErr := c.Run(ctx)
 	stopProgress()
@@ -341,11 +356,18 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	// Shutdown order: the archive (its records are what the state points
 	// at), then the frontier (it snapshots the seen-set).
 	closeErr := errors.Join(arch.Close(), fr.Close())
+	if ws != nil {
+		// Then the uploads: the last WARC file and every index are complete.
+		closeErr = errors.Join(closeErr, ws.stop())
+		res.Store = ws.result()
+	}
 	res.Interrupted = ctx.Err() != nil
 	res.WARCFiles = arch.Files()
 	for _, f := range res.WARCFiles {
 		if fi, err := os.Stat(filepath.Join(res.WARCDir, f)); err == nil {
 			res.WARCBytes += fi.Size()
+		} else if n, ok := ws.warcSize(f); ok { // uploaded and deleted
+			res.WARCBytes += n
 		}
 	}
 	if err := errors.Join(runErr, closeErr); err != nil {
@@ -389,6 +411,7 @@ func printSummary(w io.Writer, r crawlResult) {
 	fmt.Fprintf(w, "  dedup       %d revisits of identical payloads (%s not stored again), %d near-duplicate pages (%d stored header-only)\n",
 		r.Dedup.Revisits, humanBytes(r.Dedup.RevisitBytes), r.Dedup.NearDuplicates, r.Dedup.NearDupsOmitted)
 	fmt.Fprintf(w, "  warc        %d file(s), %s in %s, each with a CDXJ index\n", len(r.WARCFiles), humanBytes(r.WARCBytes), r.WARCDir)
+	printStoreSummary(w, r.Store)
 }
 
 func humanBytes(n int64) string {

@@ -75,6 +75,15 @@ type Options struct {
 	// fingerprints that makes pages near-duplicates; default 3, at most
 	// simhash.MaxK.
 	NearDistance int
+	// Remote reads back records of WARC files no longer on local disk
+	// (uploaded to an object store, then deleted locally); nil: none.
+	Remote Remote
+}
+
+// Remote reads a byte range of a WARC file kept elsewhere, by the file's
+// base name (cmd/godwit: the object store the uploader put it in).
+type Remote interface {
+	ReadRange(ctx context.Context, file string, offset, length int64) ([]byte, error)
 }
 
 // Default fills zero fields.
@@ -449,8 +458,8 @@ func metadataRecord(resp *fetch.Response, respID string, d crawl.Decision, omitt
 // Load reads back the response record at c and parses its HTTP message.
 // For an identical-payload revisit, the header is the revisit's and the
 // body the original response's.
-func (a *Archive) Load(_ context.Context, c crawl.Capture) (*fetch.Response, error) {
-	rec, err := a.read(c.File, c.Offset, c.Length)
+func (a *Archive) Load(ctx context.Context, c crawl.Capture) (*fetch.Response, error) {
+	rec, err := a.read(ctx, c.File, c.Offset, c.Length)
 	if err != nil {
 		return nil, err
 	}
@@ -463,7 +472,7 @@ func (a *Archive) Load(_ context.Context, c crawl.Capture) (*fetch.Response, err
 		if err != nil || !ok {
 			return nil, fmt.Errorf("archive: load %s@%d: the revisit's original is not known (%v)", c.File, c.Offset, err)
 		}
-		if bodyRec, err = a.read(o.File, o.Offset, o.Length); err != nil {
+		if bodyRec, err = a.read(ctx, o.File, o.Offset, o.Length); err != nil {
 			return nil, err
 		}
 	default:
@@ -497,14 +506,25 @@ func (a *Archive) Load(_ context.Context, c crawl.Capture) (*fetch.Response, err
 	}, nil
 }
 
-// read reads the one record at offset of file.
-func (a *Archive) read(file string, offset, length int64) (*warc.Record, error) {
+// read reads the one record at offset of file, from the Remote when the
+// file is no longer here.
+func (a *Archive) read(ctx context.Context, file string, offset, length int64) (*warc.Record, error) {
+	var src io.Reader
 	f, err := a.open(file)
-	if err != nil {
+	switch {
+	case err == nil:
+		defer f.Close()
+		src = io.NewSectionReader(f, offset, length)
+	case errors.Is(err, fs.ErrNotExist) && a.opts.Remote != nil:
+		b, rerr := a.opts.Remote.ReadRange(ctx, file, offset, length)
+		if rerr != nil {
+			return nil, fmt.Errorf("archive: load %s: %w", file, rerr)
+		}
+		src = bytes.NewReader(b)
+	default:
 		return nil, fmt.Errorf("archive: load %s: %w", file, err)
 	}
-	defer f.Close()
-	r, err := warc.NewReader(io.NewSectionReader(f, offset, length))
+	r, err := warc.NewReader(src)
 	if err != nil {
 		return nil, fmt.Errorf("archive: load %s@%d: %w", file, offset, err)
 	}
@@ -550,39 +570,20 @@ func (a *Archive) Close() error {
 // has none yet (NAME.warc.gz → NAME.cdxj), each written whole or not at
 // all. Files completed by an earlier run that crashed are indexed here too.
 func (a *Archive) indexFiles() error {
-	files, err := filepath.Glob(filepath.Join(a.dir, "*.warc.gz"))
+	files, err := filepath.Glob(filepath.Join(a.dir, "*"+warc.Ext))
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, f := range files {
-		idx := strings.TrimSuffix(f, ".warc.gz") + ".cdxj"
-		if _, err := os.Stat(idx); err == nil {
+		if _, err := os.Stat(warc.CDXJName(f)); err == nil {
 			continue
 		}
-		if err := writeIndex(idx, f); err != nil {
+		if err := warc.WriteCDXJFile(f); errors.Is(err, fs.ErrNotExist) {
+			continue // moved away meanwhile: uploaded with its index (internal/upload)
+		} else if err != nil {
 			errs = append(errs, fmt.Errorf("archive: index %s: %w", filepath.Base(f), err))
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func writeIndex(idx, warcPath string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(idx), ".cdxj-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
-	if err := warc.WriteCDXJ(tmp, warcPath); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), idx)
 }

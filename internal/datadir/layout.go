@@ -26,6 +26,7 @@ const (
 	BloomFile    = "seen.bloom"    // DIR/state/seen.bloom: the seen-set snapshot
 	SeedsFile    = "seeds.txt"     // DIR/state/seeds.txt: the crawl's seeds
 	SettingsFile = "settings.yaml" // DIR/state/settings.yaml: the crawl's settings
+	UploadsFile  = "uploads.jsonl" // DIR/state/uploads.jsonl: with --store, the WARC files uploaded
 )
 
 // tmpSuffix marks a file being written whole (WriteFile; the frontier's
@@ -100,7 +101,7 @@ func Inspect(dir string) (Contents, error) {
 }
 
 func (c *Contents) inspectState(dir string) error {
-	files := []string{BloomFile, SeedsFile, SettingsFile}
+	files := []string{BloomFile, SeedsFile, SettingsFile, UploadsFile}
 	err := c.inspectDir(dir, StateDir, func(e fs.DirEntry) bool {
 		name := e.Name()
 		if name == StoreDir {

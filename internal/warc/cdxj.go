@@ -90,6 +90,40 @@ func WriteCDXJ(w io.Writer, paths ...string) error {
 	return nil
 }
 
+// CDXJExt ends the name of the index beside a WARC file: NAME.warc.gz is
+// indexed in NAME.cdxj.
+const CDXJExt = ".cdxj"
+
+// CDXJName is the name of the index of the WARC file name.
+func CDXJName(name string) string { return strings.TrimSuffix(name, Ext) + CDXJExt }
+
+// WriteCDXJFile writes the index of the WARC file at warcPath beside it
+// (CDXJName), whole or not at all: a temporary file ".cdxj-*", fsynced,
+// renamed. Two writers racing on one index both write the same content.
+func WriteCDXJFile(warcPath string) error {
+	idx := CDXJName(warcPath)
+	tmp, err := os.CreateTemp(filepath.Dir(idx), ".cdxj-*")
+	if err != nil {
+		return fmt.Errorf("warc: cdxj: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
+	if err := WriteCDXJ(tmp, warcPath); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("warc: cdxj: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("warc: cdxj: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), idx); err != nil {
+		return fmt.Errorf("warc: cdxj: %w", err)
+	}
+	return nil
+}
+
 // cdxjLine formats one index line: SURT key, 14-digit timestamp, JSON.
 func cdxjLine(rec *Record, filename string, offset, length int64) string {
 	uri := TargetURI(rec)

@@ -1,0 +1,384 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/godwit-crawler/godwit/internal/archive"
+	"github.com/godwit-crawler/godwit/internal/blob"
+	"github.com/godwit-crawler/godwit/internal/upload"
+	"github.com/godwit-crawler/godwit/internal/datadir"
+	"github.com/godwit-crawler/godwit/internal/warc"
+)
+
+// uploadsFile is the manifest of WARC files uploaded to the store, in the
+// state directory (docs/formats.md).
+const uploadsFile = datadir.UploadsFile
+
+// defaultSpoolMax is how many bytes of WARC files waiting for upload pause
+// the crawl.
+const defaultSpoolMax = "10GiB"
+
+// storeSettings are where WARC files go besides --data: an S3-compatible
+// bucket. Credentials come from the environment only (AWS_ACCESS_KEY_ID,
+// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), never from flags or files.
+type storeSettings struct {
+	// URL is s3://bucket/prefix; empty: no store.
+	URL string `yaml:"url"`
+	// Endpoint of the server; default $AWS_ENDPOINT_URL_S3,
+	// $AWS_ENDPOINT_URL, else AWS S3.
+	Endpoint string `yaml:"endpoint"`
+	// Region; default $AWS_REGION, $AWS_DEFAULT_REGION, else us-east-1.
+	Region string `yaml:"region"`
+	// PathStyle addresses the bucket as endpoint/bucket (most servers
+	// other than AWS want it; the default guesses by the endpoint).
+	PathStyle bool `yaml:"path_style"`
+	// KeepLocal keeps uploaded WARC files in --data; by default a file is
+	// deleted once its upload is verified and recorded.
+	KeepLocal bool `yaml:"keep_local"`
+	// SpoolMax: bytes of complete WARC files waiting for upload above
+	// which the crawl pauses ("10GiB"; "0": never).
+	SpoolMax string `yaml:"spool_max"`
+	// Crawl names the crawl in object keys; default the base name of
+	// --data.
+	Crawl string `yaml:"crawl"`
+	// PartSize of multipart uploads ("16MiB"; at least 5MiB).
+	PartSize string `yaml:"part_size"`
+
+	// getenv reads the environment; tests replace it. Nil: os.Getenv.
+	getenv func(string) string
+	// maxRetries of each request (blob.Options); tests set 1.
+	maxRetries int
+}
+
+func (f *crawlFlags) registerStore(fs *pflag.FlagSet) {
+	fs.StringVar(&f.s.Store.URL, "store", "", "upload WARC files and their CDXJ indexes to s3://bucket/prefix (credentials: $AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY)")
+	fs.StringVar(&f.s.Store.Endpoint, "store-endpoint", "", "S3 endpoint URL (default $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS); plain http to loopback only")
+	fs.StringVar(&f.s.Store.Region, "store-region", "", "bucket region (default $AWS_REGION, else us-east-1)")
+	fs.BoolVar(&f.s.Store.PathStyle, "store-path-style", false, "address the bucket as endpoint/bucket (for servers other than AWS that need it)")
+	fs.BoolVar(&f.s.Store.KeepLocal, "store-keep-local", false, "keep WARC files in --data after their verified upload (default: delete them)")
+	fs.StringVar(&f.s.Store.SpoolMax, "store-spool-max", defaultSpoolMax, `pause the crawl while this much WARC data waits for upload ("0": never)`)
+	fs.StringVar(&f.s.Store.Crawl, "store-crawl", "", "crawl name in object keys warc/CRAWL/NODE/DAY/FILE (default: the base name of --data)")
+}
+
+func (f *crawlFlags) applyStore(fs *pflag.FlagSet, s *crawlSettings) {
+	set := func(name string, apply func()) {
+		if fs.Changed(name) {
+			apply()
+		}
+	}
+	set("store", func() { s.Store.URL = f.s.Store.URL })
+	set("store-endpoint", func() { s.Store.Endpoint = f.s.Store.Endpoint })
+	set("store-region", func() { s.Store.Region = f.s.Store.Region })
+	set("store-path-style", func() { s.Store.PathStyle = f.s.Store.PathStyle })
+	set("store-keep-local", func() { s.Store.KeepLocal = f.s.Store.KeepLocal })
+	set("store-spool-max", func() { s.Store.SpoolMax = f.s.Store.SpoolMax })
+	set("store-crawl", func() { s.Store.Crawl = f.s.Store.Crawl })
+}
+
+func (st storeSettings) validate() error {
+	if st.URL == "" {
+		return nil
+	}
+	if _, _, err := blob.ParseURL(st.URL); err != nil {
+		return fmt.Errorf("--store: %w", err)
+	}
+	if _, err := st.spoolMax(); err != nil {
+		return fmt.Errorf("--store-spool-max: %w", err)
+	}
+	if st.PartSize != "" {
+		if _, err := parseBytes(st.PartSize); err != nil {
+			return fmt.Errorf("store.part_size: %w", err)
+		}
+	}
+	if st.Crawl != "" && (!validName(st.Crawl) || st.Crawl == "." || st.Crawl == "..") {
+		return fmt.Errorf("--store-crawl %q: want letters, digits, '.', '_' or '-'", st.Crawl)
+	}
+	o, err := st.options()
+	if err != nil {
+		return err
+	}
+	o.Default()
+	if err := o.Validate(); err != nil {
+		return fmt.Errorf("--store: %w", err)
+	}
+	return nil
+}
+
+func (st storeSettings) spoolMax() (int64, error) {
+	switch st.SpoolMax {
+	case "":
+		return parseBytes(defaultSpoolMax)
+	case "0":
+		return 0, nil
+	}
+	return parseBytes(st.SpoolMax)
+}
+
+// options are the bucket's options: the environment, then the settings.
+func (st storeSettings) options() (blob.Options, error) {
+	getenv := st.getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	o := blob.OptionsFromEnv(getenv)
+	if st.Endpoint != "" {
+		o.Endpoint = st.Endpoint
+	}
+	if st.Region != "" {
+		o.Region = st.Region
+	}
+	o.PathStyle = st.PathStyle
+	o.MaxRetries = st.maxRetries
+	if st.PartSize != "" {
+		n, err := parseBytes(st.PartSize)
+		if err != nil {
+			return o, fmt.Errorf("store.part_size: %w", err)
+		}
+		o.PartSize = n
+	}
+	return o, nil
+}
+
+func validName(s string) bool {
+	for i := range len(s) {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// crawlName is the crawl's name in object keys: --store-crawl, else the
+// data directory's base name with other characters replaced by '-'.
+func (st storeSettings) crawlName(data string) string {
+	if st.Crawl != "" {
+		return st.Crawl
+	}
+	abs, err := filepath.Abs(data)
+	if err != nil {
+		abs = data
+	}
+	name := []byte(filepath.Base(abs))
+	for i, c := range name {
+		if !validName(string(c)) {
+			name[i] = '-'
+		}
+	}
+	if s := string(name); validName(s) && s != "." && s != ".." {
+		return s
+	}
+	return "crawl"
+}
+
+// warcStore uploads a crawl's WARC files while it runs: the uploader, the
+// goroutine that runs it, and the bucket it reads uploaded records back
+// from (archive.Remote).
+type warcStore struct {
+	bucket    *blob.Bucket
+	up        *upload.Uploader
+	prefix    string // the crawl's key prefix in the bucket
+	keepLocal bool
+	log       *slog.Logger
+
+	// crawl is paused on spool pressure; set by start, before the
+	// uploader runs. paused: the spool paused it (not the operator).
+	crawl  pauser
+	paused bool
+
+	cancel context.CancelFunc
+	done   chan error
+	once   sync.Once
+}
+
+var _ archive.Remote = (*warcStore)(nil)
+
+// openStore prepares the upload of the crawl's WARC files, or returns nil
+// without --store. node is the WARC writer's node name. A bucket the
+// server says does not exist is an error; a server that cannot be reached
+// only costs a warning (files wait in the spool).
+func openStore(ctx context.Context, s crawlSettings, data dataDir, node string, log *slog.Logger) (*warcStore, error) {
+	if s.Store.URL == "" {
+		return nil, nil
+	}
+	o, err := s.Store.options()
+	if err != nil {
+		return nil, err
+	}
+	bucket, err := blob.Open(s.Store.URL, o)
+	if err != nil {
+		return nil, fmt.Errorf("--store: %w", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err = bucket.Check(cctx)
+	cancel()
+	switch {
+	case errors.Is(err, blob.ErrNoBucket):
+		where := o.Endpoint
+		if where == "" {
+			where = "AWS S3"
+		}
+		return nil, fmt.Errorf("--store %s: the bucket does not exist on %s", s.Store.URL, where)
+	case err != nil:
+		log.Warn("object store unreachable; WARC files wait in the spool until it answers", "err", err)
+	}
+	spoolMax, _ := s.Store.spoolMax() // validated
+	w := &warcStore{bucket: bucket, prefix: "warc/" + s.Store.crawlName(s.Data) + "/" + node + "/",
+		keepLocal: s.Store.KeepLocal, log: log}
+	w.up, err = upload.New(upload.Config{
+		Dir:        data.warc(),
+		Manifest:   filepath.Join(data.state(), uploadsFile),
+		Prefix:     w.prefix,
+		KeepLocal:  s.Store.KeepLocal,
+		SpoolMax:   spoolMax,
+		OnPressure: w.pressure,
+		Logger:     log,
+	}, bucket)
+	if err != nil {
+		return nil, failure{err}
+	}
+	return w, nil
+}
+
+// pressure pauses the crawl while the spool is over its limit. The pause
+// is the crawler's, which the operator also uses (admin API): the spool
+// resumes only a crawl it paused itself.
+func (w *warcStore) pressure(full bool) {
+	switch {
+	case w.crawl == nil:
+	case full && !w.crawl.Paused():
+		w.crawl.Pause()
+		w.paused = true
+	case !full && w.paused:
+		w.crawl.Resume()
+		w.paused = false
+	}
+}
+
+// pauser is the crawl's pause switch (*crawl.Crawler).
+type pauser interface {
+	Pause()
+	Resume()
+	Paused() bool
+}
+
+// start runs the uploader until stop. The crawl is paused while the spool
+// is over --store-spool-max.
+func (w *warcStore) start(ctx context.Context, crawl pauser) {
+	// Uploads outlive Ctrl-C: the last pass at stop must still run.
+	ctx, w.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	w.done = make(chan error, 1)
+	w.crawl = crawl
+	go func() { w.done <- w.up.Run(ctx) }()
+	w.log.Info("uploading WARC files", "store", w.bucket.String()+"/"+w.prefix, "keep_local", w.keepLocal)
+}
+
+// stop uploads what is left (each pending file tried once more), waits
+// for the uploader and closes it. It is called after the archive has
+// closed, so the last WARC file and every index are complete.
+func (w *warcStore) stop() error {
+	var err error
+	w.once.Do(func() {
+		if st := w.up.Stats(); w.done != nil {
+			w.log.Info("uploading the last WARC files", "pending_before_close", st.Pending)
+		}
+		err = w.up.Close()
+		if w.done != nil {
+			// ErrClosed: Close came first and made the last pass itself.
+			if runErr := <-w.done; !errors.Is(runErr, upload.ErrClosed) {
+				err = errors.Join(runErr, err)
+			}
+			w.cancel()
+		}
+		w.bucket.CloseIdleConnections()
+	})
+	return err
+}
+
+// remote is the archive's reader of uploaded files; nil without a store.
+func (w *warcStore) remote() archive.Remote {
+	if w == nil {
+		return nil
+	}
+	return w
+}
+
+// ReadRange reads a record of an uploaded WARC file that is no longer on
+// local disk (archive.Remote).
+func (w *warcStore) ReadRange(ctx context.Context, file string, offset, length int64) ([]byte, error) {
+	e, ok := w.up.Entry(file)
+	if !ok {
+		return nil, fmt.Errorf("%s is neither on disk nor uploaded: %w", file, fs.ErrNotExist)
+	}
+	rc, err := w.bucket.GetRange(ctx, e.Key, offset, length)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, length))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) != length {
+		return nil, fmt.Errorf("%s@%d: read %d bytes of %d from the store", file, offset, len(b), length)
+	}
+	return b, nil
+}
+
+// storeResult is what the summary says about the uploads.
+type storeResult struct {
+	URL       string
+	Stats     upload.Stats
+	KeepLocal bool
+}
+
+func (w *warcStore) result() *storeResult {
+	return &storeResult{URL: w.bucket.String() + "/" + w.prefix, Stats: w.up.Stats(), KeepLocal: w.keepLocal}
+}
+
+// warcSize is the size of a WARC file of the crawl, on disk or, once
+// uploaded and deleted, as recorded.
+func (w *warcStore) warcSize(name string) (int64, bool) {
+	if w == nil {
+		return 0, false
+	}
+	e, ok := w.up.Entry(name)
+	return e.Size, ok
+}
+
+func printStoreSummary(out io.Writer, r *storeResult) {
+	if r == nil {
+		return
+	}
+	s := r.Stats
+	fmt.Fprintf(out, "  store       %d file(s) uploaded (%s) to %s, %d in all; %d pending in the spool (%s)",
+		s.Uploaded, humanBytes(s.UploadedBytes), r.URL, s.Recorded, s.Pending, humanBytes(s.PendingBytes))
+	if !r.KeepLocal {
+		fmt.Fprint(out, "; uploaded files deleted locally")
+	}
+	fmt.Fprintln(out)
+	if s.Pending > 0 {
+		fmt.Fprintf(out, "  store       %d file(s) not uploaded yet: they stay in the WARC directory, and the next run with --store uploads them", s.Pending)
+		if s.LastError != "" {
+			fmt.Fprintf(out, " (last error: %s)", oneLine(s.LastError))
+		}
+		fmt.Fprintln(out)
+	}
+}
+
+// warcNode is the node name the WARC writer puts in file names.
+func warcNode(c warc.WriterConfig) string {
+	c.Default()
+	return c.Node
+}
