@@ -16,8 +16,8 @@ import (
 
 	"github.com/godwit-crawler/godwit/internal/archive"
 	"github.com/godwit-crawler/godwit/internal/blob"
-	"github.com/godwit-crawler/godwit/internal/upload"
 	"github.com/godwit-crawler/godwit/internal/datadir"
+	"github.com/godwit-crawler/godwit/internal/upload"
 	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
