@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -80,6 +83,9 @@ few seconds, the WARC is flushed, exit status 0).`,
 				return err
 			}
 			printSummary(cmd.OutOrStdout(), res)
+			if !res.Interrupted && res.Seeds.AllFailed() {
+				return nothingFetched{errors.New(seedFailures(res.Seeds))}
+			}
 			return nil
 		},
 	}
@@ -96,6 +102,7 @@ type crawlResult struct {
 	Interrupted bool
 	Resumed     bool
 	Dedup       archive.Stats
+	Seeds       crawl.SeedReport
 }
 
 // startAdmin serves the admin API, dashboard and metrics of a crawl on
@@ -225,6 +232,7 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 		MaxPages:   s.MaxPages,
 		Scope:      crawl.ScopeMode(s.Scope),
 		Grace:      s.Grace,
+		KeepTrying: s.Continuous,
 		Politeness: pol,
 	}
 	s.applyURLSettings(&ccfg) // URL identity, scope rules, trap defences (config.go)
@@ -296,6 +304,7 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 	stopAdmin() // before the archive and frontier close under it
 	res.Stats = c.Stats()
 	res.Dedup = arch.Stats()
+	res.Seeds = c.Seeds()
 	// Shutdown order: the archive (its records are what the state points
 	// at), then the frontier (it snapshots the seen-set).
 	closeErr := errors.Join(arch.Close(), fr.Close())
@@ -356,4 +365,35 @@ func humanBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// seedFailures says in one line why no seed could be fetched, the seeds
+// grouped by reason: "nothing fetched: every seed failed:
+// http://a.invalid/: no such host; http://b.example/: connection refused".
+func seedFailures(r crawl.SeedReport) string {
+	byReason := map[string][]string{}
+	for _, f := range r.Failed {
+		byReason[f.Reason] = append(byReason[f.Reason], f.URL)
+	}
+	reasons := slices.Sorted(maps.Keys(byReason))
+	parts := make([]string, 0, len(reasons))
+	private := false
+	for _, why := range reasons {
+		urls := byReason[why]
+		slices.Sort(urls)
+		list := strings.Join(urls[:min(len(urls), 3)], ", ")
+		if len(urls) > 3 {
+			list += fmt.Sprintf(" and %d more", len(urls)-3)
+		}
+		parts = append(parts, list+": "+why)
+		private = private || strings.HasPrefix(why, "address refused by the SSRF guard")
+	}
+	msg := "nothing fetched: every seed failed: " + strings.Join(parts, "; ")
+	if r.Unwatched > 0 {
+		msg = fmt.Sprintf("nothing fetched: no host answered; of the first %d seeds: %s", r.Seeds, strings.Join(parts, "; "))
+	}
+	if private {
+		msg += "; use --allow-private to crawl private or loopback addresses"
+	}
+	return msg
 }

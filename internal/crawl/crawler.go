@@ -39,6 +39,7 @@ type Crawler struct {
 	budget   atomic.Int64        // pages reserved against MaxPages
 	parseMem *semaphore.Weighted // bytes of large pages being decoded and parsed (ParseMemory)
 	activity activity            // the last ten minutes: rates and requests per host
+	seeds    seedWatch           // what became of this run's seeds (seedwatch.go)
 	metrics  *metrics            // nil until RegisterMetrics
 	paused   chan struct{}       // non-nil while paused; closed by Resume
 
@@ -130,6 +131,7 @@ func (c *Crawler) AddSeeds(ctx context.Context, seeds []string) (added int, err 
 		c.scope.add(u)
 		l := Link{Cash: SeedCash}
 		c.fillLink(&l, u)
+		c.seeds.add(l)
 		links = append(links, l)
 	}
 	n, err := c.frontier.Add(ctx, links)
@@ -222,11 +224,19 @@ func (c *Crawler) work(dispatch, work context.Context) error {
 		if out.Robots != nil && out.Requested {
 			c.observeRobots(robotsOutcome(l.Robots, *out.Robots))
 		}
+		if out.Disposition == Done {
+			c.seeds.done(l.Task, out)
+		}
 		if err := c.frontier.Complete(persist, l, out); err != nil {
 			return err
 		}
 		if perr != nil {
 			return perr
+		}
+		if !c.cfg.KeepTrying && c.seeds.hopeless(func() int { return c.frontier.Stats().Hosts }) {
+			c.log.Warn("giving up: no seed can be fetched and no host has answered")
+			c.stopDispatch()
+			return nil
 		}
 	}
 }

@@ -294,6 +294,10 @@ type Outcome struct {
 // rules may change).
 const ReasonRobotsDisallowed = "robots-disallowed"
 
+// reasonRobotsUnavailable is the Outcome.Reason of a URL dropped because
+// its host's robots.txt stayed unreachable (or its address is refused).
+const reasonRobotsUnavailable = "robots-unavailable"
+
 // HostInfo is one host's state as the frontier knows it: what an operator
 // asks when a host seems stuck or slow.
 type HostInfo struct {

@@ -41,7 +41,7 @@ func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error)
 	case l.Robots.Status == RobotsGaveUp:
 		c.stats.robotsUnavailable.Add(1)
 		c.stats.countClass(ClassPolicy)
-		return Outcome{Disposition: Done, Class: ClassPolicy, Reason: "robots-unavailable"}, nil, nil
+		return Outcome{Disposition: Done, Class: ClassPolicy, Reason: reasonRobotsUnavailable}, nil, nil
 	case !robotsAllows(l.Robots, t.URL):
 		c.stats.robotsDisallowed.Add(1)
 		c.stats.countClass(ClassPolicy)
@@ -84,6 +84,7 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 	if err != nil {
 		return c.fetchFailed(ctx, t, err), nil, nil
 	}
+	c.seeds.contact(t.Host, true, "")
 	c.stats.pages.Add(1)
 	c.stats.bytes.Add(int64(len(resp.Body)))
 	if resp.Truncated != "" {
@@ -339,7 +340,9 @@ func (c *Crawler) fetchFailed(ctx context.Context, t Task, err error) Outcome {
 		// Abandoned at shutdown: fetch it again next time, as if never leased.
 		return Outcome{Disposition: Requeue, Requested: true, End: end, Reason: "stopped"}
 	}
-	out := Outcome{Disposition: Done, Requested: true, End: end, Reason: err.Error()}
+	reason := fetch.Reason(err)
+	c.seeds.contact(t.Host, false, reason)
+	out := Outcome{Disposition: Done, Requested: true, End: end, Reason: reason}
 	switch fetch.Classify(err) {
 	case fetch.Policy:
 		out.Class, out.Requested = ClassPolicy, false
