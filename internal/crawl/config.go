@@ -37,7 +37,7 @@ type Config struct {
 	// it: it is a service, and waits out an outage.
 	KeepTrying bool
 	Politeness politeness.Policy
-	URL         urlnorm.Options
+	URL        urlnorm.Options
 
 	// Include admits URLs outside the seeds' hosts or domains; Exclude
 	// refuses URLs whatever else says (it wins over Include and Scope).
