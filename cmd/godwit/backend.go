@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/admin"
@@ -134,6 +136,7 @@ func (b *backend) host(h crawl.HostInfo, requests10m int64) admin.Host {
 		Waiting:         string(h.Waiting),
 		LatencyMS:       h.Latency.Milliseconds(),
 		ErrorStreak:     int64(h.ErrorStreak),
+		Errors:          int64(h.Errors),
 		Breaker:         h.Breaker.String(),
 		Robots:          h.Robots.String(),
 		RobotsFetchedAt: h.RobotsFetchedAt,
@@ -173,7 +176,13 @@ func (b *backend) SetHostPolicy(ctx context.Context, host string, p admin.HostPo
 		}
 		hp.MaxPages = p.MaxPages
 	}
-	return b.control(ctx, crawl.Control{Op: crawl.SetHostPolicy, Host: host, Policy: hp})
+	err := b.control(ctx, crawl.Control{Op: crawl.SetHostPolicy, Host: host, Policy: hp, Force: p.Force})
+	if errors.Is(err, crawl.ErrBelowFloor) {
+		why := strings.TrimPrefix(err.Error(), crawl.ErrBelowFloor.Error()+": ")
+		return fmt.Errorf("%w: %s, its floor: an override must not make the crawl less polite by accident; "+
+			"give --force (API: \"force\": true) to set it anyway", admin.ErrInvalid, why)
+	}
+	return err
 }
 
 func (b *backend) ClearHostPolicy(ctx context.Context, host string) error {

@@ -176,6 +176,10 @@ type Host struct {
 	RobotsAgeSeconds float64   `json:"robots_age_seconds"`
 	// BudgetUsed is the pages fetched against the host's max_pages (an
 	// override, or the crawl-wide per-host budget).
+	// Errors counts the host's failed attempts over the crawl (fetches
+	// given up on or retried, robots.txt unreachable); ErrorStreak those
+	// in a row.
+	Errors     int64 `json:"errors"`
 	BudgetUsed int64 `json:"budget_used"`
 	BudgetMax  int64 `json:"budget_max"`
 	// Policy is the operator's override, if any.
@@ -189,6 +193,9 @@ type Host struct {
 type HostPolicy struct {
 	DelayMS  *int64 `json:"delay_ms,omitempty"`  // gap between requests, replacing --delay (robots.txt Crawl-delay still applies when larger)
 	MaxPages *int64 `json:"max_pages,omitempty"` // pages fetched from the host at most; then its URLs are dropped
+	// Force lets DelayMS go below the crawl's --delay (the floor); without
+	// it such a policy is refused (400). Never set in answers.
+	Force bool `json:"force,omitempty"`
 }
 
 // SeedsRequest is the body of POST /api/seeds.

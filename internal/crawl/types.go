@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"errors"
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/politeness"
@@ -131,8 +132,17 @@ type Control struct {
 	Op     ControlOp
 	Host   string // the politeness key, as urlnorm.Host spells it
 	Policy HostPolicy
-	Share  float64 // SetRevisitShare
+	// Force lets SetHostPolicy set a delay below the crawl's configured
+	// delay (the floor); without it such a policy is refused with
+	// ErrBelowFloor.
+	Force bool
+	Share float64 // SetRevisitShare
 }
+
+// ErrBelowFloor refuses an operator's delay below the crawl's configured
+// delay, given without Control.Force: an override must not make the crawl
+// less polite by accident.
+var ErrBelowFloor = errors.New("crawl: delay below the crawl's floor")
 
 // URLInfo is what the frontier knows of one URL.
 type URLInfo struct {
@@ -316,6 +326,9 @@ type HostInfo struct {
 	// consecutive transient failures; Breaker is the circuit breaker.
 	Latency     time.Duration
 	ErrorStreak int
+	// Errors counts the host's failed attempts over the crawl: fetches
+	// given up on or retried, robots.txt unreachable.
+	Errors int
 	Breaker     politeness.Breaker
 	// Robots is the host's robots.txt status and when it was last fetched.
 	Robots          RobotsStatus

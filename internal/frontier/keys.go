@@ -509,6 +509,9 @@ type hostRecord struct {
 	// (requests per second, see recrawl.go).
 	revisits int
 	capacity float64
+	// errors counts the host's failed attempts: fetches given up on or
+	// retried (transient, permanent), robots.txt unreachable.
+	errors int
 }
 
 func (r hostRecord) encode() []byte {
@@ -521,7 +524,8 @@ func (r hostRecord) encode() []byte {
 	// Optional trailing sections, each present when it or a later one
 	// has something: absent in records written before they existed, and
 	// for hosts that never taught us anything.
-	recrawl := r.revisits != 0 || r.capacity != 0
+	errs := r.errors != 0
+	recrawl := r.revisits != 0 || r.capacity != 0 || errs
 	operator := !r.policy.IsZero() || r.blocked || recrawl
 	if r.pol == (politeness.HostState{}) && !operator {
 		return b
@@ -558,7 +562,11 @@ func (r hostRecord) encode() []byte {
 		return b
 	}
 	b = binary.AppendUvarint(b, uint64(r.revisits))
-	return binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(r.capacity)))
+	b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(r.capacity)))
+	if !errs {
+		return b
+	}
+	return binary.AppendUvarint(b, uint64(r.errors))
 }
 
 func decodeHostRecord(v []byte) (hostRecord, error) {
@@ -600,6 +608,9 @@ func decodeHostRecord(v []byte) (hostRecord, error) {
 			r.capacity = float64(math.Float32frombits(binary.LittleEndian.Uint32(d.b)))
 			d.b = d.b[4:]
 		}
+	}
+	if d.err == nil && len(d.b) > 0 {
+		r.errors = int(d.uvarint())
 	}
 	if d.err != nil {
 		return hostRecord{}, fmt.Errorf("%w: host record", d.err)
