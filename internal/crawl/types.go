@@ -328,8 +328,8 @@ type HostInfo struct {
 	ErrorStreak int
 	// Errors counts the host's failed attempts over the crawl: fetches
 	// given up on or retried, robots.txt unreachable.
-	Errors int
-	Breaker     politeness.Breaker
+	Errors  int
+	Breaker politeness.Breaker
 	// Robots is the host's robots.txt status and when it was last fetched.
 	Robots          RobotsStatus
 	RobotsFetchedAt time.Time
