@@ -183,7 +183,18 @@ func printStatus(out io.Writer, st admin.Status) {
 		state = "paused"
 	}
 	fmt.Fprintf(tw, "state\t%s, up %s\n", state, humanDuration(time.Duration(st.UptimeSeconds*float64(time.Second))))
-	fmt.Fprintf(tw, "fetched\t%s pages (%.1f/s over 1m, %.1f/s over 10m)\n", humanCount(st.PagesFetched), st.PagesPerSecond1m, st.PagesPerSecond10m)
+	// The rates are over the last 1 and 10 minutes, or the crawl's age
+	// while it is younger: say which.
+	up := time.Duration(st.UptimeSeconds * float64(time.Second))
+	window := func(w time.Duration) string {
+		if up > 0 && up < w {
+			return humanDuration(up.Round(time.Second))
+		}
+		return fmt.Sprintf("%dm", int(w.Minutes()))
+	}
+	fmt.Fprintf(tw, "fetched\t%s pages (%.1f/s over %s, %.1f/s over %s); %s redirects, %s robots.txt, %s sitemaps\n",
+		humanCount(st.PagesFetched), st.PagesPerSecond1m, window(time.Minute), st.PagesPerSecond10m, window(10*time.Minute),
+		humanCount(st.Redirects), humanCount(st.RobotsFetches), humanCount(st.SitemapFetches))
 	fmt.Fprintf(tw, "queue\t%s URLs, %d in flight\n", humanCount(st.QueueDepth), st.InFlight)
 	h := st.Hosts
 	fmt.Fprintf(tw, "hosts\t%s known, %s active (%s ready, %s waiting, %s blocked)\n",

@@ -39,8 +39,11 @@ func (b *backend) Status() admin.Status {
 	fs := s.Frontier
 	st := admin.Status{
 		Paused:            b.crawler.Paused(),
-		UptimeSeconds:     b.now().Sub(b.started).Seconds(),
+		UptimeSeconds:     s.Elapsed.Seconds(),
 		PagesFetched:      s.Pages,
+		RobotsFetches:     s.RobotsFetches,
+		SitemapFetches:    s.SitemapFetches,
+		Redirects:         s.Redirects,
 		PagesPerSecond1m:  act.Pages1m,
 		PagesPerSecond10m: act.Pages10m,
 		QueueDepth:        int64(fs.Queued),
@@ -52,7 +55,7 @@ func (b *backend) Status() admin.Status {
 			SeenURLs: int64(fs.Seen)},
 		WARCBytes: d.WARCBytes,
 	}
-	if n := s.Pages + s.RobotsFetches; n > 0 {
+	if n := s.Pages + s.Redirects + s.SitemapFetches + s.RobotsFetches; n > 0 {
 		st.ErrorRate = float64(s.Errors()) / float64(n)
 	}
 	for _, p := range act.Rate {

@@ -97,8 +97,9 @@ few seconds, the WARC is flushed, exit status 0).`,
 type crawlResult struct {
 	Stats       crawl.Stats
 	WARCDir     string
-	WARCFiles   []string
+	WARCFiles   []string // every WARC file of the crawl, earlier runs' included
 	WARCBytes   int64
+	WARCNew     int // of WARCFiles, those written in this run
 	Interrupted bool
 	Resumed     bool
 	Dedup       archive.Stats
@@ -309,7 +310,14 @@ func runCrawl(ctx context.Context, s crawlSettings, seeds []string, log *slog.Lo
 	// at), then the frontier (it snapshots the seen-set).
 	closeErr := errors.Join(arch.Close(), fr.Close())
 	res.Interrupted = ctx.Err() != nil
+	res.WARCNew = len(arch.Files())
 	res.WARCFiles = arch.Files()
+	if all, err := filepath.Glob(filepath.Join(res.WARCDir, "*.warc.gz")); err == nil && len(all) >= len(res.WARCFiles) {
+		res.WARCFiles = res.WARCFiles[:0]
+		for _, p := range all { // a resumed crawl's files include the earlier runs'
+			res.WARCFiles = append(res.WARCFiles, filepath.Base(p))
+		}
+	}
 	for _, f := range res.WARCFiles {
 		if fi, err := os.Stat(filepath.Join(res.WARCDir, f)); err == nil {
 			res.WARCBytes += fi.Size()
@@ -331,11 +339,12 @@ func printSummary(w io.Writer, r crawlResult) {
 		verb = "resumed and " + verb
 	}
 	fmt.Fprintf(w, "godwit: crawl %s in %s\n", verb, s.Elapsed.Round(time.Millisecond))
-	fmt.Fprintf(w, "  pages       %d fetched (%.1f/s), %s received, %d redirects, %d not modified, %d truncated\n",
-		s.Pages, s.PagesPerSecond(), humanBytes(s.Bytes), s.Redirects, s.NotModified, s.Truncated)
+	fmt.Fprintf(w, "  pages       %d fetched (%.1f/s), %d not modified, %d truncated; %s received in all\n",
+		s.Pages, s.PagesPerSecond(), s.NotModified, s.Truncated, humanBytes(s.Bytes))
+	fmt.Fprintf(w, "  redirects   %d fetched\n", s.Redirects)
 	fmt.Fprintf(w, "  robots.txt  %d fetched; %d URLs disallowed; %d dropped (robots.txt unreachable)\n",
 		s.RobotsFetches, s.RobotsDisallowed, s.RobotsUnavailable)
-	fmt.Fprintf(w, "  sitemaps    %d read, listing %d URLs\n", s.Sitemaps, s.SitemapURLs)
+	fmt.Fprintf(w, "  sitemaps    %d fetched, %d read, listing %d URLs\n", s.SitemapFetches, s.Sitemaps, s.SitemapURLs)
 	fmt.Fprintf(w, "  errors      %d transient, %d permanent, %d refused by policy; %d retries; %d throttled (429/503)\n",
 		s.Transient, s.Permanent, s.Policy, s.Retries, s.Throttled)
 	fmt.Fprintf(w, "  links       %d found, %d queued, %d out of scope, %d too deep, %d not http(s)\n",
@@ -351,7 +360,11 @@ func printSummary(w io.Writer, r crawlResult) {
 	}
 	fmt.Fprintf(w, "  dedup       %d revisits of identical payloads (%s not stored again), %d near-duplicate pages (%d stored header-only)\n",
 		r.Dedup.Revisits, humanBytes(r.Dedup.RevisitBytes), r.Dedup.NearDuplicates, r.Dedup.NearDupsOmitted)
-	fmt.Fprintf(w, "  warc        %d file(s), %s in %s, each with a CDXJ index\n", len(r.WARCFiles), humanBytes(r.WARCBytes), r.WARCDir)
+	written := ""
+	if r.Resumed {
+		written = fmt.Sprintf(" (%d written in this run)", r.WARCNew)
+	}
+	fmt.Fprintf(w, "  warc        %d file(s)%s, %s in %s, each with a CDXJ index\n", len(r.WARCFiles), written, humanBytes(r.WARCBytes), r.WARCDir)
 }
 
 func humanBytes(n int64) string {

@@ -49,9 +49,16 @@ var (
 
 // Status is GET /api/status.
 type Status struct {
-	Paused        bool    `json:"paused"`
+	Paused bool `json:"paused"`
+	// UptimeSeconds is the age of this run of the crawl.
 	UptimeSeconds float64 `json:"uptime_seconds"`
-	PagesFetched  int64   `json:"pages_fetched"`
+	// PagesFetched counts page responses (any status but a redirect's);
+	// robots.txt, sitemaps and redirects are counted on their own, as in
+	// the crawl's summary and /metrics.
+	PagesFetched   int64 `json:"pages_fetched"`
+	RobotsFetches  int64 `json:"robots_fetches"`
+	SitemapFetches int64 `json:"sitemap_fetches"`
+	Redirects      int64 `json:"redirects"`
 	// PagesPerSecond1m and 10m are averages over the last 1 and 10
 	// minutes (over the uptime while it is shorter).
 	PagesPerSecond1m  float64    `json:"pages_per_second_1m"`

@@ -218,7 +218,10 @@ func (c *Crawler) work(dispatch, work context.Context) error {
 			c.stats.queued.Add(int64(n))
 		}
 		if out.Requested {
-			c.activity.record(out.End, l.Task.Host, out.Robots == nil && l.Task.Sitemap == 0)
+			// A page, as Stats.Pages counts them: not robots.txt, a
+			// sitemap or a redirect (nor a failure: no answer).
+			page := out.Robots == nil && l.Task.Sitemap == 0 && out.Status != 0 && !isRedirect(out.Status)
+			c.activity.record(out.End, l.Task.Host, page)
 			c.observeFetch(out)
 		}
 		if out.Robots != nil && out.Requested {

@@ -85,7 +85,14 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 		return c.fetchFailed(ctx, t, err), nil, nil
 	}
 	c.seeds.contact(t.Host, true, "")
-	c.stats.pages.Add(1)
+	switch {
+	case t.Sitemap > 0:
+		c.stats.sitemapFetches.Add(1)
+	case isRedirect(resp.Status):
+		c.stats.redirects.Add(1)
+	default:
+		c.stats.pages.Add(1)
+	}
 	c.stats.bytes.Add(int64(len(resp.Body)))
 	if resp.Truncated != "" {
 		c.stats.truncated.Add(1)
@@ -119,8 +126,7 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 	case s == http.StatusNotModified:
 		c.stats.notModified.Add(1)
 		out.Reason = "not-modified"
-	case s >= 300 && s < 400:
-		c.stats.redirects.Add(1)
+	case s >= 300 && s < 400: // counted above
 	case s >= 500 || s == 429:
 		out.Class, out.Reason = ClassTransient, "http-status"
 		if out.Health == politeness.Throttled {
@@ -371,4 +377,9 @@ func (c *Crawler) archiveRecord(ctx context.Context, t Task, resp *fetch.Respons
 		return Capture{}, false
 	}
 	return capture, true
+}
+
+// isRedirect reports a 3xx status that points elsewhere (not a 304).
+func isRedirect(status int) bool {
+	return status >= 300 && status < 400 && status != http.StatusNotModified
 }
