@@ -62,6 +62,9 @@ few seconds, the WARC is flushed, exit status 0).`,
 			if err != nil {
 				return err
 			}
+			for _, w := range s.warnings {
+				log.Warn(w)
+			}
 			resume := !s.Fresh && dataDir(s.Data).hasState()
 			seeds, err := collectSeeds(s, resume, func(msg string) { log.Warn(msg) })
 			if err != nil {
