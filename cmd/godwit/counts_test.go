@@ -145,7 +145,7 @@ func TestBinaryCountsAgree(t *testing.T) {
 	served := fetchReport(t, web, "100ms")
 
 	type row struct {
-		what                                   string
+		what                                  string
 		summary, status, metrics, export, web int64
 	}
 	rows := []row{

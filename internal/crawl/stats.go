@@ -20,10 +20,10 @@ type Stats struct {
 	RobotsFetches  int64 // robots.txt requests sent
 	Redirects      int64 // 3xx responses to page requests (not 304)
 	SitemapFetches int64 // responses to sitemap requests (any status)
-	Retries       int64 // tasks put back for another attempt
-	NotModified   int64 // 304 answers to conditional requests
-	Throttled     int64 // 429 and 503 answers (Retry-After honoured when given)
-	Truncated     int64 // bodies cut at the size cap or the timeout (kept, marked)
+	Retries        int64 // tasks put back for another attempt
+	NotModified    int64 // 304 answers to conditional requests
+	Throttled      int64 // 429 and 503 answers (Retry-After honoured when given)
+	Truncated      int64 // bodies cut at the size cap or the timeout (kept, marked)
 
 	Transient int64 // failures that may succeed later (incl. 5xx answers given up on)
 	Permanent int64 // failures that will not succeed (4xx, invalid, NXDOMAIN)
