@@ -3,6 +3,7 @@ package crawl
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // seedWatch follows what became of the seeds given to AddSeeds in this
@@ -21,6 +22,11 @@ type seedWatch struct {
 	unwatched int                   // seeds past maxWatchedSeeds
 	responded bool                  // some host answered something in this run
 	gaveUp    bool                  // hopeless has said so
+	// answered is responded, read without the lock: once a host has
+	// answered, an answer that is not a failure tells the watch nothing
+	// more (a host's reason matters only for a seed dropped after
+	// robots.txt failures, which set it afresh), so it skips the lock.
+	answered atomic.Bool
 }
 
 // maxWatchedSeeds bounds the watch's memory: a broad crawl's million
@@ -78,10 +84,14 @@ func (w *seedWatch) add(l Link) {
 // contact notes the end of a request to host: answered, or failed for
 // reason.
 func (w *seedWatch) contact(host string, answered bool, reason string) {
+	if answered && reason == "" && w.answered.Load() {
+		return
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if answered {
 		w.responded = true
+		w.answered.Store(true)
 	}
 	if _, ok := w.hosts[host]; ok {
 		w.hosts[host] = reason
