@@ -139,8 +139,9 @@ func (c *Crawler) AddSeeds(ctx context.Context, seeds []string) (added int, err 
 	return n, err
 }
 
-// Run crawls until the frontier is exhausted, the page budget is spent, or
-// ctx ends. After ctx ends no new lease is taken; fetches in flight may
+// Run crawls until the frontier is exhausted, the page budget is spent,
+// every seed has failed with no host answering (unless Config.KeepTrying;
+// see Seeds), or ctx ends. After ctx ends no new lease is taken; fetches in flight may
 // finish within Config.Grace and are then abandoned (their tasks stay
 // queued). Run returns nil in all those cases, and an error only when the
 // crawl could not go on (the archive failed).
