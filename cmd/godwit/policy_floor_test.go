@@ -82,6 +82,16 @@ func TestBinaryPolicyFloor(t *testing.T) {
 	if h := hostInfo(); h.Policy != nil || h.DelayMS < 200 {
 		t.Errorf("after a refused override the host has policy %+v, delay %d ms", h.Policy, h.DelayMS)
 	}
+	// The web judges: requests after the refusal keep the crawl's gap.
+	for before, deadline := hostInfo().Fetched, time.Now().Add(30*time.Second); hostInfo().Fetched < before+3; {
+		if time.Now().After(deadline) {
+			t.Fatal("the crawl stopped fetching after the refused override")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r := fetchReport(t, web, "200ms"); r.GapViolations != 0 {
+		t.Errorf("after a refused override the web saw %d requests closer than 200ms", r.GapViolations)
+	}
 	req, _ := http.NewRequest(http.MethodPut, "http://"+addr+"/api/hosts/"+host+"/policy", strings.NewReader(`{"delay_ms": 1}`))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
