@@ -198,7 +198,18 @@ func printStatus(out io.Writer, st admin.Status) {
 		state = "paused"
 	}
 	fmt.Fprintf(tw, "state\t%s, up %s\n", state, humanDuration(time.Duration(st.UptimeSeconds*float64(time.Second))))
-	fmt.Fprintf(tw, "fetched\t%s pages (%.1f/s over 1m, %.1f/s over 10m)\n", humanCount(st.PagesFetched), st.PagesPerSecond1m, st.PagesPerSecond10m)
+	// The rates are over the last 1 and 10 minutes, or the crawl's age
+	// while it is younger: say which.
+	up := time.Duration(st.UptimeSeconds * float64(time.Second))
+	window := func(w time.Duration) string {
+		if up > 0 && up < w {
+			return humanDuration(up.Round(time.Second))
+		}
+		return fmt.Sprintf("%dm", int(w.Minutes()))
+	}
+	fmt.Fprintf(tw, "fetched\t%s pages (%.1f/s over %s, %.1f/s over %s); %s redirects, %s robots.txt, %s sitemaps\n",
+		humanCount(st.PagesFetched), st.PagesPerSecond1m, window(time.Minute), st.PagesPerSecond10m, window(10*time.Minute),
+		humanCount(st.Redirects), humanCount(st.RobotsFetches), humanCount(st.SitemapFetches))
 	fmt.Fprintf(tw, "queue\t%s URLs, %d in flight\n", humanCount(st.QueueDepth), st.InFlight)
 	h := st.Hosts
 	fmt.Fprintf(tw, "hosts\t%s known, %s active (%s ready, %s waiting, %s blocked)\n",
@@ -395,6 +406,7 @@ func newHostPolicyCmd() *cobra.Command {
 		delay    time.Duration
 		maxPages int64
 		clear    bool
+		force    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "policy HOST",
@@ -402,7 +414,11 @@ func newHostPolicyCmd() *cobra.Command {
 		Long: `Override a host's politeness in a running crawl: --delay replaces the gap
 between requests (robots.txt Crawl-delay still applies when larger),
 --max-pages caps the pages fetched from the host. --clear removes the
-override. Overrides are durable: they survive a restart.`,
+override. Overrides are durable: they survive a restart.
+
+A delay below the crawl's own --delay (its floor) is refused unless
+--force is given: an override should not make the crawl less polite by
+accident.`,
 		Example: `  godwit hosts policy example.com --delay 10s
   godwit hosts policy example.com --max-pages 500
   godwit hosts policy example.com --clear`,
@@ -431,7 +447,7 @@ override. Overrides are durable: they survive a restart.`,
 			if clear {
 				return c.action(cmd, &f, http.MethodDelete, path, nil, "cleared the policy of "+host)
 			}
-			var p admin.HostPolicy
+			p := admin.HostPolicy{Force: force}
 			var parts []string
 			if setDelay {
 				ms := delay.Milliseconds()
@@ -449,6 +465,7 @@ override. Overrides are durable: they survive a restart.`,
 	cmd.Flags().DurationVar(&delay, "delay", 0, "gap between requests to the host")
 	cmd.Flags().Int64Var(&maxPages, "max-pages", 0, "pages to fetch from the host at most")
 	cmd.Flags().BoolVar(&clear, "clear", false, "remove the override")
+	cmd.Flags().BoolVar(&force, "force", false, "allow a --delay below the crawl's own --delay")
 	return cmd
 }
 
@@ -498,7 +515,7 @@ func printHosts(out io.Writer, hosts []admin.Host, now time.Time) {
 		return
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOST\tQUEUED\tFETCHED\tDELAY\tNEXT\tWAITING\tERRORS\tBREAKER\tROBOTS")
+	fmt.Fprintln(tw, "HOST\tQUEUED\tFETCHED\tDELAY\tNEXT\tWAITING\tERRORS\tIN A ROW\tBREAKER\tROBOTS")
 	for _, h := range hosts {
 		name := h.Name
 		if h.Blocked {
@@ -507,9 +524,9 @@ func printHosts(out io.Writer, hosts []admin.Host, now time.Time) {
 		if h.Policy != nil {
 			name += " *"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", name, humanCount(h.Queued), humanCount(h.Fetched),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", name, humanCount(h.Queued), humanCount(h.Fetched),
 			humanDuration(time.Duration(h.DelayMS)*time.Millisecond)+" "+paren(h.DelayReason),
-			untilString(h.NextAllowed, now), dash(h.Waiting), h.ErrorStreak, dash(h.Breaker), dash(h.Robots))
+			untilString(h.NextAllowed, now), dash(h.Waiting), humanCount(h.Errors), h.ErrorStreak, dash(h.Breaker), dash(h.Robots))
 	}
 	tw.Flush()
 	for _, h := range hosts {
@@ -546,7 +563,7 @@ func printHost(out io.Writer, h admin.Host, now time.Time) {
 	}
 	fmt.Fprintf(tw, "next request\t%s\n", next)
 	fmt.Fprintf(tw, "latency\t%s\n", humanDuration(time.Duration(h.LatencyMS)*time.Millisecond))
-	fmt.Fprintf(tw, "errors\t%d in a row, breaker %s\n", h.ErrorStreak, dash(h.Breaker))
+	fmt.Fprintf(tw, "errors\t%s in all, %d in a row, breaker %s\n", humanCount(h.Errors), h.ErrorStreak, dash(h.Breaker))
 	robots := dash(h.Robots)
 	if !h.RobotsFetchedAt.IsZero() {
 		robots += ", fetched " + humanDuration(time.Duration(h.RobotsAgeSeconds*float64(time.Second))) + " ago"

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/admin"
@@ -37,8 +39,11 @@ func (b *backend) Status() admin.Status {
 	fs := s.Frontier
 	st := admin.Status{
 		Paused:            b.crawler.Paused(),
-		UptimeSeconds:     b.now().Sub(b.started).Seconds(),
+		UptimeSeconds:     s.Elapsed.Seconds(),
 		PagesFetched:      s.Pages,
+		RobotsFetches:     s.RobotsFetches,
+		SitemapFetches:    s.SitemapFetches,
+		Redirects:         s.Redirects,
 		PagesPerSecond1m:  act.Pages1m,
 		PagesPerSecond10m: act.Pages10m,
 		QueueDepth:        int64(fs.Queued),
@@ -50,7 +55,7 @@ func (b *backend) Status() admin.Status {
 			SeenURLs: int64(fs.Seen)},
 		WARCBytes: d.WARCBytes,
 	}
-	if n := s.Pages + s.RobotsFetches; n > 0 {
+	if n := s.Pages + s.Redirects + s.SitemapFetches + s.RobotsFetches; n > 0 {
 		st.ErrorRate = float64(s.Errors()) / float64(n)
 	}
 	for _, p := range act.Rate {
@@ -134,6 +139,7 @@ func (b *backend) host(h crawl.HostInfo, requests10m int64) admin.Host {
 		Waiting:         string(h.Waiting),
 		LatencyMS:       h.Latency.Milliseconds(),
 		ErrorStreak:     int64(h.ErrorStreak),
+		Errors:          int64(h.Errors),
 		Breaker:         h.Breaker.String(),
 		Robots:          h.Robots.String(),
 		RobotsFetchedAt: h.RobotsFetchedAt,
@@ -177,7 +183,13 @@ func (b *backend) SetHostPolicy(ctx context.Context, host string, p admin.HostPo
 		}
 		hp.MaxPages = p.MaxPages
 	}
-	return b.control(ctx, crawl.Control{Op: crawl.SetHostPolicy, Host: host, Policy: hp})
+	err := b.control(ctx, crawl.Control{Op: crawl.SetHostPolicy, Host: host, Policy: hp, Force: p.Force})
+	if errors.Is(err, crawl.ErrBelowFloor) {
+		why := strings.TrimPrefix(err.Error(), crawl.ErrBelowFloor.Error()+": ")
+		return fmt.Errorf("%w: %s, its floor: an override must not make the crawl less polite by accident; "+
+			"give --force (API: \"force\": true) to set it anyway", admin.ErrInvalid, why)
+	}
+	return err
 }
 
 func (b *backend) ClearHostPolicy(ctx context.Context, host string) error {

@@ -43,7 +43,7 @@ type crawlSettings struct {
 	Proxy         string        `yaml:"proxy"`
 	AllowPrivate  bool          `yaml:"allow_private"`
 	Timeout       time.Duration `yaml:"timeout"`
-	MaxBodyBytes  int64         `yaml:"max_body_bytes"`
+	MaxBodyBytes  int64         `yaml:"max_body"` // formerly max_body_bytes, still read (configcheck.go)
 	Grace         time.Duration `yaml:"grace"`
 	LogLevel      string        `yaml:"log_level"`
 	// MemoryLimit is the Go runtime's soft memory limit ("256MiB"); empty
@@ -89,6 +89,9 @@ type crawlSettings struct {
 	// adminListening, if set, is told the admin server's address once it
 	// listens; tests set it.
 	adminListening func(addr string)
+	// warnings are what reading the config file has to say (an old key
+	// name); the crawl logs them.
+	warnings []string
 }
 
 type robotsSettings struct {
@@ -189,16 +192,31 @@ func defaultSettings() crawlSettings {
 	}
 }
 
-// loadConfigFile decodes a YAML config file over s. Unknown keys are errors.
+// loadConfigFile decodes a YAML config file over s. Unknown keys are
+// errors; errors name the key and the value in words (checkConfig).
 func loadConfigFile(path string, s *crawlSettings) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return fmt.Errorf("config %s: %s", path, yamlSyntaxError(err))
+	}
+	warnings, err := checkConfig(&doc)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	if len(warnings) > 0 { // keys were renamed in doc
+		if b, err = yaml.Marshal(&doc); err != nil {
+			return fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	s.warnings = append(s.warnings, warnings...)
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(s); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("config %s: %s", path, oneLine(err.Error()))
+		return fmt.Errorf("config %s: %s", path, oneLine(strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:")))
 	}
 	return nil
 }
@@ -228,7 +246,7 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.s.Proxy, "proxy", "", "HTTP proxy URL (default: $HTTP_PROXY/$http_proxy, $HTTPS_PROXY, $NO_PROXY); a proxy is trusted")
 	fs.BoolVar(&f.s.AllowPrivate, "allow-private", false, "allow loopback, private, link-local and multicast target addresses")
 	fs.DurationVar(&f.s.Timeout, "timeout", d.Timeout, "whole-request timeout, body included")
-	fs.Int64Var(&f.s.MaxBodyBytes, "max-body", d.MaxBodyBytes, "body size cap in bytes (longer bodies are truncated and marked)")
+	fs.Int64Var(&f.s.MaxBodyBytes, "max-body", d.MaxBodyBytes, "body size cap in bytes (longer bodies are truncated and marked); config key max_body")
 	fs.StringVar(&f.s.LogLevel, "log-level", d.LogLevel, "debug, info, warn or error")
 	fs.StringVar(&f.s.Admin, "admin", d.Admin, `admin API and dashboard address, or "off"`)
 	fs.StringVar(&f.s.AdminToken, "admin-token", "", "bearer token the admin API requires (required off loopback; default $GODWIT_ADMIN_TOKEN)")

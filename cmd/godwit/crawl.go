@@ -7,11 +7,14 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -49,6 +52,9 @@ few seconds, the WARC is flushed, exit status 0).`,
 			log, err := newLogger(term, s.LogLevel)
 			if err != nil {
 				return err
+			}
+			for _, w := range s.warnings {
+				log.Warn(w)
 			}
 			// The data directory is locked before anything in it is read
 			// or changed; a resumed crawl's stored settings are the base
@@ -107,6 +113,9 @@ few seconds, the WARC is flushed, exit status 0).`,
 				return err
 			}
 			printSummary(cmd.OutOrStdout(), res)
+			if !res.Interrupted && res.Seeds.AllFailed() {
+				return nothingFetched{errors.New(seedFailures(res.Seeds))}
+			}
 			return nil
 		},
 	}
@@ -118,12 +127,14 @@ few seconds, the WARC is flushed, exit status 0).`,
 type crawlResult struct {
 	Stats       crawl.Stats
 	WARCDir     string
-	WARCFiles   []string
+	WARCFiles   []string // every WARC file of the crawl, earlier runs' included
 	WARCBytes   int64
+	WARCNew     int // of WARCFiles, those written in this run
 	Interrupted bool
 	Resumed     bool
 	Dedup       archive.Stats
 	Store       *storeResult // nil without --store
+	Seeds       crawl.SeedReport
 }
 
 // startAdmin serves the admin API, dashboard and metrics of a crawl on
@@ -268,6 +279,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		MaxPages:   s.MaxPages,
 		Scope:      crawl.ScopeMode(s.Scope),
 		Grace:      s.Grace,
+		KeepTrying: s.Continuous,
 		Politeness: pol,
 	}
 	s.applyURLSettings(&ccfg) // URL identity, scope rules, trap defences (config.go)
@@ -353,6 +365,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	stopAdmin() // before the archive and frontier close under it
 	res.Stats = c.Stats()
 	res.Dedup = arch.Stats()
+	res.Seeds = c.Seeds()
 	// Shutdown order: the archive (its records are what the state points
 	// at), then the frontier (it snapshots the seen-set).
 	closeErr := errors.Join(arch.Close(), fr.Close())
@@ -362,7 +375,14 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		res.Store = ws.result()
 	}
 	res.Interrupted = ctx.Err() != nil
+	res.WARCNew = len(arch.Files())
 	res.WARCFiles = arch.Files()
+	if all, err := filepath.Glob(filepath.Join(res.WARCDir, "*.warc.gz")); err == nil && len(all) >= len(res.WARCFiles) {
+		res.WARCFiles = res.WARCFiles[:0]
+		for _, p := range all { // a resumed crawl's files include the earlier runs'
+			res.WARCFiles = append(res.WARCFiles, filepath.Base(p))
+		}
+	}
 	for _, f := range res.WARCFiles {
 		if fi, err := os.Stat(filepath.Join(res.WARCDir, f)); err == nil {
 			res.WARCBytes += fi.Size()
@@ -386,11 +406,12 @@ func printSummary(w io.Writer, r crawlResult) {
 		verb = "resumed and " + verb
 	}
 	fmt.Fprintf(w, "godwit: crawl %s in %s\n", verb, s.Elapsed.Round(time.Millisecond))
-	fmt.Fprintf(w, "  pages       %d fetched (%.1f/s), %s received, %d redirects, %d not modified, %d truncated\n",
-		s.Pages, s.PagesPerSecond(), humanBytes(s.Bytes), s.Redirects, s.NotModified, s.Truncated)
+	fmt.Fprintf(w, "  pages       %d fetched (%.1f/s), %d not modified, %d truncated; %s received in all\n",
+		s.Pages, s.PagesPerSecond(), s.NotModified, s.Truncated, humanBytes(s.Bytes))
+	fmt.Fprintf(w, "  redirects   %d fetched\n", s.Redirects)
 	fmt.Fprintf(w, "  robots.txt  %d fetched; %d URLs disallowed; %d dropped (robots.txt unreachable)\n",
 		s.RobotsFetches, s.RobotsDisallowed, s.RobotsUnavailable)
-	fmt.Fprintf(w, "  sitemaps    %d read, listing %d URLs\n", s.Sitemaps, s.SitemapURLs)
+	fmt.Fprintf(w, "  sitemaps    %d fetched, %d read, listing %d URLs\n", s.SitemapFetches, s.Sitemaps, s.SitemapURLs)
 	fmt.Fprintf(w, "  errors      %d transient, %d permanent, %d refused by policy; %d retries; %d throttled (429/503)\n",
 		s.Transient, s.Permanent, s.Policy, s.Retries, s.Throttled)
 	fmt.Fprintf(w, "  links       %d found, %d queued, %d out of scope, %d too deep, %d not http(s)\n",
@@ -410,7 +431,11 @@ func printSummary(w io.Writer, r crawlResult) {
 	}
 	fmt.Fprintf(w, "  dedup       %d revisits of identical payloads (%s not stored again), %d near-duplicate pages (%d stored header-only)\n",
 		r.Dedup.Revisits, humanBytes(r.Dedup.RevisitBytes), r.Dedup.NearDuplicates, r.Dedup.NearDupsOmitted)
-	fmt.Fprintf(w, "  warc        %d file(s), %s in %s, each with a CDXJ index\n", len(r.WARCFiles), humanBytes(r.WARCBytes), r.WARCDir)
+	written := ""
+	if r.Resumed {
+		written = fmt.Sprintf(" (%d written in this run)", r.WARCNew)
+	}
+	fmt.Fprintf(w, "  warc        %d file(s)%s, %s in %s, each with a CDXJ index\n", len(r.WARCFiles), written, humanBytes(r.WARCBytes), r.WARCDir)
 	printStoreSummary(w, r.Store)
 }
 
@@ -425,4 +450,35 @@ func humanBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// seedFailures says in one line why no seed could be fetched, the seeds
+// grouped by reason: "nothing fetched: every seed failed:
+// http://a.invalid/: no such host; http://b.example/: connection refused".
+func seedFailures(r crawl.SeedReport) string {
+	byReason := map[string][]string{}
+	for _, f := range r.Failed {
+		byReason[f.Reason] = append(byReason[f.Reason], f.URL)
+	}
+	reasons := slices.Sorted(maps.Keys(byReason))
+	parts := make([]string, 0, len(reasons))
+	private := false
+	for _, why := range reasons {
+		urls := byReason[why]
+		slices.Sort(urls)
+		list := strings.Join(urls[:min(len(urls), 3)], ", ")
+		if len(urls) > 3 {
+			list += fmt.Sprintf(" and %d more", len(urls)-3)
+		}
+		parts = append(parts, list+": "+why)
+		private = private || strings.HasPrefix(why, "address refused by the SSRF guard")
+	}
+	msg := "nothing fetched: every seed failed: " + strings.Join(parts, "; ")
+	if r.Unwatched > 0 {
+		msg = fmt.Sprintf("nothing fetched: no host answered; of the first %d seeds: %s", r.Seeds, strings.Join(parts, "; "))
+	}
+	if private {
+		msg += "; use --allow-private to crawl private or loopback addresses"
+	}
+	return msg
 }

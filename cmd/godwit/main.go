@@ -18,8 +18,15 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run executes one godwit command line and returns its exit status:
-// 0 success, 1 a failure while running, 2 bad input (flags, config, seeds).
+// Exit statuses (README.md, "Exit statuses").
+const (
+	exitFailure   = 1 // a failure while running
+	exitBadInput  = 2 // flags, config, seeds
+	exitNoFetches = 3 // a crawl that could fetch none of its seeds
+)
+
+// run executes one godwit command line and returns its exit status: 0
+// success, else one of the exit constants.
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
@@ -28,12 +35,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	fmt.Fprintf(stderr, "godwit: %v\n", err)
-	var fe failure
-	if errors.As(err, &fe) {
-		return 1
+	var (
+		fe failure
+		nf nothingFetched
+	)
+	switch {
+	case errors.As(err, &nf):
+		return exitNoFetches
+	case errors.As(err, &fe):
+		return exitFailure
 	}
-	return 2
+	return exitBadInput
 }
+
+// nothingFetched is a crawl that ran and could fetch none of its seeds;
+// it maps to exit status 3.
+type nothingFetched struct{ error }
+
+func (n nothingFetched) Unwrap() error { return n.error }
 
 // failure marks an error that happened while running, as opposed to bad
 // input; it maps to exit status 1. Everything else a command returns

@@ -49,9 +49,16 @@ var (
 
 // Status is GET /api/status.
 type Status struct {
-	Paused        bool    `json:"paused"`
+	Paused bool `json:"paused"`
+	// UptimeSeconds is the age of this run of the crawl.
 	UptimeSeconds float64 `json:"uptime_seconds"`
-	PagesFetched  int64   `json:"pages_fetched"`
+	// PagesFetched counts page responses (any status but a redirect's);
+	// robots.txt, sitemaps and redirects are counted on their own, as in
+	// the crawl's summary and /metrics.
+	PagesFetched   int64 `json:"pages_fetched"`
+	RobotsFetches  int64 `json:"robots_fetches"`
+	SitemapFetches int64 `json:"sitemap_fetches"`
+	Redirects      int64 `json:"redirects"`
 	// PagesPerSecond1m and 10m are averages over the last 1 and 10
 	// minutes (over the uptime while it is shorter).
 	PagesPerSecond1m  float64    `json:"pages_per_second_1m"`
@@ -176,6 +183,10 @@ type Host struct {
 	RobotsAgeSeconds float64   `json:"robots_age_seconds"`
 	// BudgetUsed is the pages fetched against the host's max_pages (an
 	// override, or the crawl-wide per-host budget).
+	// Errors counts the host's failed attempts over the crawl (fetches
+	// given up on or retried, robots.txt unreachable); ErrorStreak those
+	// in a row.
+	Errors     int64 `json:"errors"`
 	BudgetUsed int64 `json:"budget_used"`
 	BudgetMax  int64 `json:"budget_max"`
 	// Policy is the operator's override, if any.
@@ -209,6 +220,9 @@ type AliasRule struct {
 type HostPolicy struct {
 	DelayMS  *int64 `json:"delay_ms,omitempty"`  // gap between requests, replacing --delay (robots.txt Crawl-delay still applies when larger)
 	MaxPages *int64 `json:"max_pages,omitempty"` // pages fetched from the host at most; then its URLs are dropped
+	// Force lets DelayMS go below the crawl's --delay (the floor); without
+	// it such a policy is refused (400). Never set in answers.
+	Force bool `json:"force,omitempty"`
 }
 
 // SeedsRequest is the body of POST /api/seeds.

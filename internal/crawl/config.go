@@ -31,8 +31,13 @@ type Config struct {
 	// decodes to the fetcher's cap), so at most four compressed giants
 	// are expanded at a time, whatever the number of workers.
 	ParseMemory int64
-	Politeness  politeness.Policy
-	URL         urlnorm.Options
+	// KeepTrying: when every seed fails at the first contact and no host
+	// has answered anything, wait for robots.txt retries (minutes apart)
+	// instead of giving up at once (SeedReport). A continuous crawl sets
+	// it: it is a service, and waits out an outage.
+	KeepTrying bool
+	Politeness politeness.Policy
+	URL        urlnorm.Options
 
 	// Include admits URLs outside the seeds' hosts or domains; Exclude
 	// refuses URLs whatever else says (it wins over Include and Scope).

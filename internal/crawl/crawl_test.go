@@ -6,9 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -113,6 +115,8 @@ func TestRobotsStatusHandling(t *testing.T) {
 		{"500 disallows all", crawltest.Status(500), false, 3},
 		{"503 disallows all", crawltest.Status(503), false, 3},
 		{"429 disallows all", crawltest.Status(429), false, 3},
+		// KeepTrying: without it, a crawl whose only host never answers
+		// gives up at once (TestGivesUpWhenNothingAnswers).
 		{"unreachable disallows all", crawltest.Page{Err: fmt.Errorf("dial: %w", context.DeadlineExceeded)}, false, 3},
 	}
 	for _, tt := range tests {
@@ -122,7 +126,7 @@ func TestRobotsStatusHandling(t *testing.T) {
 				"http://a.test/":           crawltest.HTML(`<a href="/x">x</a>`),
 				"http://a.test/x":          crawltest.HTML(""),
 			}
-			f, _, st := crawlSite(t, crawl.Config{}, pages, "http://a.test/")
+			f, _, st := crawlSite(t, crawl.Config{KeepTrying: true}, pages, "http://a.test/")
 			var robots, other int
 			for _, r := range f.Requests() {
 				if strings.HasSuffix(r, "/robots.txt") {
@@ -466,4 +470,86 @@ func TestPauseResume(t *testing.T) {
 	if a := c.Activity(); len(a.TopHosts) != 1 || a.TopHosts[0].Requests != 4 {
 		t.Errorf("Activity().TopHosts = %+v", a.TopHosts)
 	}
+}
+
+// TestGivesUpWhenNothingAnswers: a crawl whose seed hosts all fail at the
+// first contact, with nothing answering, ends at once (not after
+// robots.txt retries minutes apart) and reports every seed failed, with
+// why; one host that answers keeps the others' retries going.
+func TestGivesUpWhenNothingAnswers(t *testing.T) {
+	refused := crawltest.Page{Err: fmt.Errorf("dial: %w", syscall.ECONNREFUSED)}
+	nxdomain := crawltest.Page{Err: &net.DNSError{Err: "no such host", Name: "b.test", IsNotFound: true}}
+	slow := politeness.Policy{Delay: time.Millisecond, RobotsRetries: 3, RobotsBackoff: time.Hour}
+	slow.Default()
+
+	t.Run("nothing answers", func(t *testing.T) {
+		pages := site{"http://a.test/robots.txt": refused, "http://b.test/robots.txt": nxdomain}
+		f := crawltest.NewFetcher(pages)
+		c, err := crawl.New(crawl.Config{Politeness: slow}, crawl.Deps{Frontier: openFrontier(t, slow), Fetcher: f, Archive: &crawltest.Archive{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.AddSeeds(t.Context(), []string{"http://a.test/", "http://b.test/"}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // the retry would come in an hour
+		defer cancel()
+		if err := c.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the crawl waited for robots.txt retries")
+		}
+		r := c.Seeds()
+		if !r.AllFailed() || r.Seeds != 2 {
+			t.Fatalf("Seeds() = %+v, want both failed", r)
+		}
+		why := map[string]string{}
+		for _, s := range r.Failed {
+			why[s.URL] = s.Reason
+		}
+		if why["http://a.test/"] != "connection refused" || why["http://b.test/"] != "no such host" {
+			t.Errorf("reasons = %v", why)
+		}
+		if n := len(f.Requests()); n != 2 {
+			t.Errorf("%d requests (%v), want one robots.txt each", n, f.Requests())
+		}
+	})
+	t.Run("one host answers", func(t *testing.T) {
+		pages := site{
+			"http://a.test/robots.txt": refused,
+			"http://c.test/robots.txt": crawltest.Status(404),
+			"http://c.test/":           crawltest.HTML(""),
+		}
+		f := crawltest.NewFetcher(pages)
+		c, err := crawl.New(crawl.Config{Politeness: slow}, crawl.Deps{Frontier: openFrontier(t, slow), Fetcher: f, Archive: &crawltest.Archive{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.AddSeeds(t.Context(), []string{"http://a.test/", "http://c.test/"}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		done := make(chan error)
+		go func() { done <- c.Run(ctx) }()
+		// The answering host's seed is fetched; a.test waits for its retry
+		// (an hour away), so the crawl goes on until stopped.
+		for deadline := time.Now().Add(30 * time.Second); c.Seeds().OK == 0; {
+			if time.Now().After(deadline) {
+				t.Fatal("c.test's seed never fetched")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the crawl ended (%v) although a host answered and a.test's retry is pending", err)
+		case <-time.After(200 * time.Millisecond):
+		}
+		cancel()
+		<-done
+		if r := c.Seeds(); r.AllFailed() || len(r.Failed) != 0 {
+			t.Errorf("Seeds() = %+v, want no failure reported while a.test's retry is pending", r)
+		}
+	})
 }

@@ -41,6 +41,7 @@ type Crawler struct {
 	budget   atomic.Int64        // pages reserved against MaxPages
 	parseMem *semaphore.Weighted // bytes of large pages being decoded and parsed (ParseMemory)
 	activity activity            // the last ten minutes: rates and requests per host
+	seeds    seedWatch           // what became of this run's seeds (seedwatch.go)
 	metrics  *metrics            // nil until RegisterMetrics
 	paused   chan struct{}       // non-nil while paused; closed by Resume
 
@@ -135,6 +136,7 @@ func (c *Crawler) AddSeeds(ctx context.Context, seeds []string) (added int, err 
 		c.scope.add(u)
 		l := Link{Cash: SeedCash}
 		c.fillLink(&l, u)
+		c.seeds.add(l)
 		links = append(links, l)
 	}
 	n, err := c.frontier.Add(ctx, links)
@@ -142,8 +144,9 @@ func (c *Crawler) AddSeeds(ctx context.Context, seeds []string) (added int, err 
 	return n, err
 }
 
-// Run crawls until the frontier is exhausted, the page budget is spent, or
-// ctx ends. After ctx ends no new lease is taken; fetches in flight may
+// Run crawls until the frontier is exhausted, the page budget is spent,
+// every seed has failed with no host answering (unless Config.KeepTrying;
+// see Seeds), or ctx ends. After ctx ends no new lease is taken; fetches in flight may
 // finish within Config.Grace and are then abandoned (their tasks stay
 // queued). Run returns nil in all those cases, and an error only when the
 // crawl could not go on (the archive failed).
@@ -219,17 +222,28 @@ func (c *Crawler) work(dispatch, work context.Context) error {
 		}
 		c.stats.queued.Add(int64(n))
 		if out.Requested {
-			c.activity.record(out.End, l.Task.Host, out.Robots == nil && l.Task.Sitemap == 0)
+			// A page, as Stats.Pages counts them: not robots.txt, a
+			// sitemap or a redirect (nor a failure: no answer).
+			page := out.Robots == nil && l.Task.Sitemap == 0 && out.Status != 0 && !isRedirect(out.Status)
+			c.activity.record(out.End, l.Task.Host, page)
 			c.observeFetch(out)
 		}
 		if out.Robots != nil && out.Requested {
 			c.observeRobots(robotsOutcome(l.Robots, *out.Robots))
+		}
+		if out.Disposition == Done {
+			c.seeds.done(l.Task, out)
 		}
 		if err := c.frontier.Complete(persist, l, out); err != nil {
 			return err
 		}
 		if perr != nil {
 			return perr
+		}
+		if !c.cfg.KeepTrying && c.seeds.hopeless(func() int { return c.frontier.Stats().Hosts }) {
+			c.log.Warn("giving up: no seed can be fetched and no host has answered")
+			c.stopDispatch()
+			return nil
 		}
 	}
 }

@@ -27,5 +27,11 @@
 // The package imports only leaf packages (urlnorm, robots, extract,
 // politeness) and fetch's value types. Adapters (frontier, archive) import
 // crawl, never the reverse; cmd/godwit wires them. A Crawler is used by one
-// Run at a time; Stats may be read concurrently.
+// Run at a time; Stats and Seeds may be read concurrently.
+//
+// Stats counts each answer once, under what it was: Pages (page
+// responses, any status), Redirects, SitemapFetches, RobotsFetches. Seeds
+// says what became of the seeds of this run; when every seed has failed
+// and no host has answered anything, Run gives up at once rather than
+// wait minutes for robots.txt retries (Config.KeepTrying waits).
 package crawl

@@ -33,9 +33,11 @@ func (c *Crawler) RegisterMetrics(reg prometheus.Registerer) error {
 	}
 	cs := []prometheus.Collector{
 		m.fetchDuration, m.robots,
-		counter("godwit_pages_total", "Page responses received (any status), robots.txt excluded.", func(s Stats) int64 { return s.Pages }),
-		counter("godwit_received_bytes_total", "Raw body bytes received, robots.txt included.", func(s Stats) int64 { return s.Bytes }),
+		counter("godwit_pages_total", "Page responses received (any status), robots.txt, sitemaps and redirects excluded.", func(s Stats) int64 { return s.Pages }),
+		counter("godwit_received_bytes_total", "Raw body bytes received, robots.txt and sitemaps included.", func(s Stats) int64 { return s.Bytes }),
 		counter("godwit_robots_fetches_total", "robots.txt requests sent.", func(s Stats) int64 { return s.RobotsFetches }),
+		counter("godwit_redirects_total", "3xx responses to page requests (not 304).", func(s Stats) int64 { return s.Redirects }),
+		counter("godwit_sitemap_fetches_total", "Responses to sitemap requests (any status).", func(s Stats) int64 { return s.SitemapFetches }),
 		counter("godwit_retries_total", "Tasks put back for another attempt after a transient failure.", func(s Stats) int64 { return s.Retries }),
 		counter("godwit_not_modified_total", "304 answers to conditional requests.", func(s Stats) int64 { return s.NotModified }),
 		counter("godwit_throttled_total", "429 and 503 answers.", func(s Stats) int64 { return s.Throttled }),

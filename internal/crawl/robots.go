@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -74,11 +75,21 @@ func (c *Crawler) fetchRobots(ctx context.Context, l Lease) (Outcome, []candidat
 		// The SSRF guard refused the host's address: no request was made,
 		// and none ever will be, so its URLs are dropped.
 		c.log.Warn("host refused by address policy", "host", l.Task.Host, "err", err)
+		c.seeds.contact(l.Task.Host, false, fetch.Reason(err))
 		next.Status = RobotsGaveUp
 		out.Requested = false
 		out.Reason = "forbidden-address"
+	case err != nil && fetch.Classify(err) == fetch.Permanent:
+		// No such host, or a TLS certificate that will not become valid:
+		// asking again in a minute cannot help, so its URLs are dropped
+		// now, as after robots.retries failures.
+		c.log.Warn("robots.txt unreachable; giving up on the host", "host", l.Task.Host, "url", target, "err", err)
+		c.seeds.contact(l.Task.Host, false, fetch.Reason(err))
+		next = c.robotsFailure(prev, now)
+		next.Status = RobotsGaveUp
 	case err != nil:
 		c.log.Info("robots.txt unreachable", "host", l.Task.Host, "url", target, "err", err)
+		c.seeds.contact(l.Task.Host, false, fetch.Reason(err))
 		next = c.robotsFailure(prev, now)
 		if fetch.Classify(err) == fetch.Transient {
 			out.Health = politeness.Transient
@@ -95,6 +106,11 @@ func (c *Crawler) fetchRobots(ctx context.Context, l Lease) (Outcome, []candidat
 		capture, archived := c.archiveRecord(ctx, l.Task, resp, d)
 		var sitemaps []string
 		next, sitemaps = c.robotsAnswer(prev, resp, now)
+		why := ""
+		if next.Status == RobotsUnavailable || next.Status == RobotsGaveUp {
+			why = fmt.Sprintf("robots.txt unreachable (HTTP status %d)", resp.Status)
+		}
+		c.seeds.contact(l.Task.Host, true, why)
 		if next.Status == RobotsOK && resp.Status != http.StatusNotModified {
 			next.Validators = valid
 			next.Capture = nil

@@ -11,14 +11,19 @@ type Stats struct {
 	Started time.Time
 	Elapsed time.Duration
 
-	Pages         int64 // page responses received (any status), robots.txt excluded
-	Bytes         int64 // raw body bytes received, robots.txt included
-	RobotsFetches int64 // robots.txt requests sent
-	Redirects     int64 // 3xx page responses
-	Retries       int64 // tasks put back for another attempt
-	NotModified   int64 // 304 answers to conditional requests
-	Throttled     int64 // 429 and 503 answers (Retry-After honoured when given)
-	Truncated     int64 // bodies cut at the size cap or the timeout (kept, marked)
+	// Pages counts page responses received (any status but a redirect's,
+	// 304 included); robots.txt, sitemaps and redirects are counted on
+	// their own (RobotsFetches, SitemapFetches, Redirects), so that
+	// Pages + Redirects + SitemapFetches + RobotsFetches is every answer.
+	Pages          int64
+	Bytes          int64 // raw body bytes received, robots.txt and sitemaps included
+	RobotsFetches  int64 // robots.txt requests sent
+	Redirects      int64 // 3xx responses to page requests (not 304)
+	SitemapFetches int64 // responses to sitemap requests (any status)
+	Retries        int64 // tasks put back for another attempt
+	NotModified    int64 // 304 answers to conditional requests
+	Throttled      int64 // 429 and 503 answers (Retry-After honoured when given)
+	Truncated      int64 // bodies cut at the size cap or the timeout (kept, marked)
 
 	Transient int64 // failures that may succeed later (incl. 5xx answers given up on)
 	Permanent int64 // failures that will not succeed (4xx, invalid, NXDOMAIN)
@@ -71,6 +76,7 @@ func (s Stats) Errors() int64 { return s.Transient + s.Permanent }
 // counters are the live, concurrently updated form of Stats.
 type counters struct {
 	pages, bytes, robotsFetches, redirects, retries  atomic.Int64
+	sitemapFetches                                   atomic.Int64
 	notModified, throttled, truncated                atomic.Int64
 	transient, permanent, policy                     atomic.Int64
 	robotsDisallowed, robotsUnavailable              atomic.Int64
@@ -146,6 +152,7 @@ func (c *counters) snapshot() Stats {
 		Bytes:             c.bytes.Load(),
 		RobotsFetches:     c.robotsFetches.Load(),
 		Redirects:         c.redirects.Load(),
+		SitemapFetches:    c.sitemapFetches.Load(),
 		Retries:           c.retries.Load(),
 		NotModified:       c.notModified.Load(),
 		Throttled:         c.throttled.Load(),

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"errors"
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/politeness"
@@ -133,8 +134,17 @@ type Control struct {
 	Op     ControlOp
 	Host   string // the politeness key, as urlnorm.Host spells it
 	Policy HostPolicy
-	Share  float64 // SetRevisitShare
+	// Force lets SetHostPolicy set a delay below the crawl's configured
+	// delay (the floor); without it such a policy is refused with
+	// ErrBelowFloor.
+	Force bool
+	Share float64 // SetRevisitShare
 }
+
+// ErrBelowFloor refuses an operator's delay below the crawl's configured
+// delay, given without Control.Force: an override must not make the crawl
+// less polite by accident.
+var ErrBelowFloor = errors.New("crawl: delay below the crawl's floor")
 
 // URLInfo is what the frontier knows of one URL.
 type URLInfo struct {
@@ -301,6 +311,10 @@ type Outcome struct {
 // rules may change).
 const ReasonRobotsDisallowed = "robots-disallowed"
 
+// reasonRobotsUnavailable is the Outcome.Reason of a URL dropped because
+// its host's robots.txt stayed unreachable (or its address is refused).
+const reasonRobotsUnavailable = "robots-unavailable"
+
 // HostInfo is one host's state as the frontier knows it: what an operator
 // asks when a host seems stuck or slow.
 type HostInfo struct {
@@ -319,7 +333,10 @@ type HostInfo struct {
 	// consecutive transient failures; Breaker is the circuit breaker.
 	Latency     time.Duration
 	ErrorStreak int
-	Breaker     politeness.Breaker
+	// Errors counts the host's failed attempts over the crawl: fetches
+	// given up on or retried, robots.txt unreachable.
+	Errors  int
+	Breaker politeness.Breaker
 	// Robots is the host's robots.txt status and when it was last fetched.
 	Robots          RobotsStatus
 	RobotsFetchedAt time.Time

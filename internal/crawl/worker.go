@@ -42,7 +42,7 @@ func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error)
 	case l.Robots.Status == RobotsGaveUp:
 		c.stats.robotsUnavailable.Add(1)
 		c.stats.countClass(ClassPolicy)
-		return Outcome{Disposition: Done, Class: ClassPolicy, Reason: "robots-unavailable"}, nil, nil
+		return Outcome{Disposition: Done, Class: ClassPolicy, Reason: reasonRobotsUnavailable}, nil, nil
 	case !robotsAllows(l.Robots, t.URL):
 		c.stats.robotsDisallowed.Add(1)
 		c.stats.countClass(ClassPolicy)
@@ -88,7 +88,15 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 	if err != nil {
 		return c.fetchFailed(ctx, t, err), nil, nil
 	}
-	c.stats.pages.Add(1)
+	c.seeds.contact(t.Host, true, "")
+	switch {
+	case t.Sitemap > 0:
+		c.stats.sitemapFetches.Add(1)
+	case isRedirect(resp.Status):
+		c.stats.redirects.Add(1)
+	default:
+		c.stats.pages.Add(1)
+	}
 	c.stats.bytes.Add(int64(len(resp.Body)))
 	if resp.Truncated != "" {
 		c.stats.truncated.Add(1)
@@ -122,8 +130,7 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 	case s == http.StatusNotModified:
 		c.stats.notModified.Add(1)
 		out.Reason = "not-modified"
-	case s >= 300 && s < 400:
-		c.stats.redirects.Add(1)
+	case s >= 300 && s < 400: // counted above
 	case s >= 500 || s == 429:
 		out.Class, out.Reason = ClassTransient, "http-status"
 		if out.Health == politeness.Throttled {
@@ -346,7 +353,9 @@ func (c *Crawler) fetchFailed(ctx context.Context, t Task, err error) Outcome {
 		// Abandoned at shutdown: fetch it again next time, as if never leased.
 		return Outcome{Disposition: Requeue, Requested: true, End: end, Reason: "stopped"}
 	}
-	out := Outcome{Disposition: Done, Requested: true, End: end, Reason: err.Error()}
+	reason := fetch.Reason(err)
+	c.seeds.contact(t.Host, false, reason)
+	out := Outcome{Disposition: Done, Requested: true, End: end, Reason: reason}
 	switch fetch.Classify(err) {
 	case fetch.Policy:
 		out.Class, out.Requested = ClassPolicy, false
@@ -375,4 +384,9 @@ func (c *Crawler) archiveRecord(ctx context.Context, t Task, resp *fetch.Respons
 		return Capture{}, false
 	}
 	return capture, true
+}
+
+// isRedirect reports a 3xx status that points elsewhere (not a 304).
+func isRedirect(status int) bool {
+	return status >= 300 && status < 400 && status != http.StatusNotModified
 }

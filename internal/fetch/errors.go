@@ -7,6 +7,8 @@ import (
 	"errors"
 	"net"
 	"strconv"
+	"strings"
+	"syscall"
 )
 
 // Sentinel errors. Errors returned by this package wrap one of these (or an
@@ -110,4 +112,54 @@ func isTLSPermanent(err error) bool {
 	return errors.As(err, &verify) || errors.As(err, &unknown) ||
 		errors.As(err, &invalid) || errors.As(err, &hostname) ||
 		errors.As(err, &record)
+}
+
+// Reason says in a few words, for a person, why a request failed: "no such
+// host", "connection refused", "timed out", "address refused by the SSRF
+// guard (127.0.0.1 is not a public address)". Errors it does not know are
+// described by their own text, less the package prefixes.
+func Reason(err error) string {
+	var dnsErr *net.DNSError
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrForbiddenAddress):
+		msg := err.Error()
+		if i := strings.LastIndex(msg, "forbidden address"); i >= 0 {
+			msg = strings.TrimLeft(msg[i+len("forbidden address"):], ": ")
+		}
+		return "address refused by the SSRF guard (" + msg + ")"
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return "no such host"
+	case errors.As(err, &dnsErr):
+		return "DNS lookup failed: " + dnsErr.Err
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "host unreachable"
+	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
+		return "timed out"
+	case isTLSPermanent(err):
+		return "TLS failed: " + unwrapped(err)
+	}
+	return unwrapped(err)
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// unwrapped is the text of the innermost error that says something: the
+// "fetch: get URL: " prefixes add nothing to a reason.
+func unwrapped(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil || next.Error() == "" {
+			return err.Error()
+		}
+		err = next
+	}
 }

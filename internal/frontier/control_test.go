@@ -9,6 +9,7 @@ import (
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/politeness"
+	"github.com/godwit-crawler/godwit/internal/robots"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -156,6 +157,88 @@ func TestHostsAndURL(t *testing.T) {
 		}
 		if _, ok, _ := f.URL("z", "http://z/"); ok {
 			t.Error("URL(unknown) found")
+		}
+	})
+}
+
+// TestHostPolicyFloor: an operator's delay below the configured one is
+// refused unless forced, the refused policy leaves the host as it was,
+// and a forced one still waits for the host's robots.txt Crawl-delay.
+func TestHostPolicyFloor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := openAt(t, t.TempDir(), adaptivePolicy()) // configured delay 1s
+		defer f.Close()
+		ctx := t.Context()
+		f.Add(ctx, []crawl.Link{link("a", 1), link("a", 2), link("a", 3)})
+		fast := crawl.HostPolicy{Delay: ptr(time.Millisecond)}
+		err := f.Control(ctx, crawl.Control{Op: crawl.SetHostPolicy, Host: "a", Policy: fast})
+		if !errors.Is(err, crawl.ErrBelowFloor) {
+			t.Fatalf("Control(delay 1ms, no force) = %v, want ErrBelowFloor", err)
+		}
+		if info := hostInfo(t, f, "a"); !info.Policy.IsZero() || info.Delay.Gap != time.Second {
+			t.Errorf("a refused policy changed the host: %+v", info)
+		}
+		if err := f.Control(ctx, crawl.Control{Op: crawl.SetHostPolicy, Host: "unknown", Policy: fast}); !errors.Is(err, crawl.ErrBelowFloor) {
+			t.Errorf("Control on an unknown host = %v, want ErrBelowFloor", err)
+		}
+		if err := f.Control(ctx, crawl.Control{Op: crawl.SetHostPolicy, Host: "a", Policy: crawl.HostPolicy{Delay: ptr(time.Second)}}); err != nil {
+			t.Errorf("Control(delay at the floor) = %v", err)
+		}
+		if err := f.Control(ctx, crawl.Control{Op: crawl.SetHostPolicy, Host: "a", Policy: fast, Force: true}); err != nil {
+			t.Fatalf("Control(delay 1ms, forced) = %v", err)
+		}
+		if info := hostInfo(t, f, "a"); info.Delay.Gap != time.Millisecond {
+			t.Errorf("forced delay not applied: %+v", info.Delay)
+		}
+		// The host's robots.txt asks for 3 s: the forced 1 ms gives way.
+		l := mustNext(t, f)
+		end := time.Now()
+		f.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Requeue, Requested: true, End: end,
+			Robots: &crawl.RobotsState{Status: crawl.RobotsOK, Rules: robots.Parse([]byte("User-agent: *\nCrawl-delay: 3\n")).Group("godwit")}})
+		mustNext(t, f)
+		if got := time.Since(end); got != 3*time.Second {
+			t.Errorf("next lease %v after the exchange, want robots.txt's Crawl-delay of 3s", got)
+		}
+	})
+}
+
+// TestHostsByErrors: "errors" orders hosts by their failed attempts over
+// the crawl, not by the current streak (which a success resets), and the
+// count survives a restart.
+func TestHostsByErrors(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		f := openAt(t, dir, adaptivePolicy())
+		ctx := t.Context()
+		f.Add(ctx, []crawl.Link{link("a", 1), link("a", 2), link("a", 3), link("b", 1), link("b", 2)})
+		outcome := func(class crawl.Class) crawl.Outcome {
+			return crawl.Outcome{Disposition: crawl.Done, Requested: true, End: time.Now(), Class: class, Status: 500}
+		}
+		// a: two failures then a success (streak 0); b: one failure then
+		// nothing more (streak 1).
+		script := map[string][]crawl.Class{
+			"a": {crawl.ClassPermanent, crawl.ClassTransient, crawl.ClassNone},
+			"b": {crawl.ClassPermanent, crawl.ClassNone},
+		}
+		for len(script["a"]) > 0 || len(script["b"]) > 1 {
+			l := mustNext(t, f)
+			steps := script[l.Task.Host]
+			if l.Task.Host == "b" && len(steps) == 1 {
+				f.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Requeue, Requested: true, End: time.Now().Add(time.Hour)})
+				continue
+			}
+			f.Complete(ctx, l, outcome(steps[0]))
+			script[l.Task.Host] = steps[1:]
+		}
+		f.Close()
+		f = openAt(t, dir, adaptivePolicy())
+		defer f.Close()
+		hosts, err := f.Hosts("errors", 10)
+		if err != nil || len(hosts) != 2 {
+			t.Fatalf("Hosts(errors) = %+v, %v", hosts, err)
+		}
+		if hosts[0].Name != "a" || hosts[0].Errors != 2 || hosts[1].Name != "b" || hosts[1].Errors != 1 {
+			t.Errorf("Hosts(errors) = %s %d, %s %d; want a 2, b 1", hosts[0].Name, hosts[0].Errors, hosts[1].Name, hosts[1].Errors)
 		}
 	})
 }

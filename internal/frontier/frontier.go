@@ -835,6 +835,10 @@ func (f *Frontier) apply(id uint64, ls *lease, out crawl.Outcome, m crawl.Positi
 	if out.Requested {
 		f.observeCapacity(h, out.End.Sub(out.Start))
 	}
+	if out.Class == crawl.ClassTransient || out.Class == crawl.ClassPermanent ||
+		(out.Robots != nil && out.Requested && (out.Robots.Status == crawl.RobotsUnavailable || out.Robots.Status == crawl.RobotsGaveUp)) {
+		h.rec.errors++
+	}
 
 	t := ls.item.task
 	uk := urlKey(h.name, t.Key)
@@ -1020,6 +1024,7 @@ func (f *Frontier) Host(name string) (info crawl.HostInfo, ok bool, err error) {
 		Waiting:         gap.Reason,
 		Latency:         h.rec.pol.Latency,
 		ErrorStreak:     h.rec.pol.Streak,
+		Errors:          h.rec.errors,
 		Breaker:         h.rec.pol.Breaker,
 		Robots:          h.robots.Status,
 		RobotsFetchedAt: h.robots.FetchedAt,
@@ -1040,7 +1045,8 @@ func (f *Frontier) Host(name string) (info crawl.HostInfo, ok bool, err error) {
 
 // Control applies an operator's command and returns once it is on disk.
 // A blocked host leaves the ready heap at once (a request in flight
-// finishes); an unblocked one returns to it.
+// finishes); an unblocked one returns to it. A policy delay below the
+// configured delay is refused (crawl.ErrBelowFloor) unless c.Force.
 func (f *Frontier) Control(_ context.Context, c crawl.Control) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -1052,6 +1058,12 @@ func (f *Frontier) Control(_ context.Context, c crawl.Control) error {
 	}
 	if c.Host == "" {
 		return errors.New("frontier: control: no host")
+	}
+	if d := c.Policy.Delay; c.Op == crawl.SetHostPolicy && d != nil && *d < f.policy.Delay && !c.Force {
+		// The floor: an override may slow a host down, not speed it up
+		// past what the crawl was told, unless forced. (robots.txt
+		// Crawl-delay applies on top either way: see gap.)
+		return fmt.Errorf("%w: delay %v is below the crawl's delay of %v", crawl.ErrBelowFloor, *d, f.policy.Delay)
 	}
 	h := f.hosts[c.Host]
 	if h == nil {
@@ -1093,7 +1105,7 @@ func (f *Frontier) Control(_ context.Context, c crawl.Control) error {
 }
 
 // Hosts lists up to limit hosts, active or not, ordered by "queued",
-// "fetched" or "errors" (the error streak), most first, then by name. It
+// "fetched" or "errors" (failed attempts), most first, then by name. It
 // reads every host record: an operator's query, not a hot path.
 func (f *Frontier) Hosts(sortBy string, limit int) ([]crawl.HostInfo, error) {
 	var key func(crawl.HostInfo) int
@@ -1103,7 +1115,7 @@ func (f *Frontier) Hosts(sortBy string, limit int) ([]crawl.HostInfo, error) {
 	case "fetched":
 		key = func(h crawl.HostInfo) int { return h.Fetched }
 	case "errors":
-		key = func(h crawl.HostInfo) int { return h.ErrorStreak }
+		key = func(h crawl.HostInfo) int { return h.Errors }
 	default:
 		return nil, fmt.Errorf("frontier: hosts: unknown order %q", sortBy)
 	}

@@ -512,6 +512,9 @@ type hostRecord struct {
 	// aliases is the host's URL alias learning state (crawl/aliases.go);
 	// nil when it taught none.
 	aliases *crawl.HostAliases
+	// errors counts the host's failed attempts: fetches given up on or
+	// retried (transient, permanent), robots.txt unreachable.
+	errors int
 }
 
 func (r hostRecord) encode() []byte {
@@ -525,7 +528,8 @@ func (r hostRecord) encode() []byte {
 	// has something: absent in records written before they existed, and
 	// for hosts that never taught us anything.
 	aliases := r.aliases != nil && len(r.aliases.Rules) > 0
-	recrawl := r.revisits != 0 || r.capacity != 0 || aliases
+	errs := r.errors != 0
+	recrawl := r.revisits != 0 || r.capacity != 0 || aliases || errs
 	operator := !r.policy.IsZero() || r.blocked || recrawl
 	if r.pol == (politeness.HostState{}) && !operator {
 		return b
@@ -563,10 +567,18 @@ func (r hostRecord) encode() []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(r.revisits))
 	b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(r.capacity)))
-	if !aliases {
+	if !aliases && !errs {
 		return b
 	}
-	return appendAliases(b, *r.aliases)
+	if aliases {
+		b = appendAliases(b, *r.aliases)
+	} else {
+		b = binary.AppendUvarint(b, 0) // no rules
+	}
+	if !errs {
+		return b
+	}
+	return binary.AppendUvarint(b, uint64(r.errors))
 }
 
 // appendAliases writes a host's alias rules: their number, then per
@@ -659,8 +671,12 @@ func decodeHostRecord(v []byte) (hostRecord, error) {
 		}
 	}
 	if d.err == nil && len(d.b) > 0 {
-		a := d.aliases()
-		r.aliases = &a
+		if a := d.aliases(); len(a.Rules) > 0 {
+			r.aliases = &a
+		}
+	}
+	if d.err == nil && len(d.b) > 0 {
+		r.errors = int(d.uvarint())
 	}
 	if d.err != nil {
 		return hostRecord{}, fmt.Errorf("%w: host record", d.err)

@@ -192,7 +192,14 @@
   function renderStatus(s) {
     setText("pps-1m", dec1.format(s.pages_per_second_1m));
     setText("pps-10m", dec1.format(s.pages_per_second_10m));
+    // The averages are over the crawl's age while it is younger than
+    // their window: say so rather than "10 minutes" of a 5 s old crawl.
+    setText("pps-1m-window", "pages/s over " + (s.uptime_seconds < 60 ? formatDuration(s.uptime_seconds) : "1 minute"));
+    setText("pps-10m-window", "over " + (s.uptime_seconds < 600 ? formatDuration(s.uptime_seconds) : "10 minutes"));
     setText("pages-fetched", int.format(s.pages_fetched));
+    setText("redirects", int.format(s.redirects || 0));
+    setText("robots-fetches", int.format(s.robots_fetches || 0));
+    setText("sitemap-fetches", int.format(s.sitemap_fetches || 0));
     setText("run-state", s.paused ? "Paused (in-flight fetches finish, no new ones start)" : "Running");
     setText("uptime", formatDuration(s.uptime_seconds));
     setText("queue-depth", int.format(s.queue_depth));

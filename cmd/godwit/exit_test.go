@@ -1,0 +1,85 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestBinaryNothingFetchable: a crawl none of whose seeds can be fetched
+// ends promptly (not after minutes of robots.txt retries) with exit
+// status 3 and one line saying why; the loopback case names
+// --allow-private, and the loopback server sees no request.
+func TestBinaryNothingFetchable(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusedURL := "http://" + closed.Addr().String() + "/"
+	closed.Close() // nothing listens there now: connection refused
+
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"loopback without --allow-private", []string{srv.URL + "/"},
+			[]string{"address refused by the SSRF guard", "use --allow-private to crawl private or loopback addresses"}},
+		{"no such host", []string{"http://godwit-test.invalid/"}, []string{"no such host"}},
+		{"connection refused", []string{"--allow-private", refusedURL}, []string{"connection refused"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			res := runBinary(t, append([]string{"crawl", "--admin", "off", "--data", filepath.Join(t.TempDir(), "data")}, tt.args...)...)
+			took := time.Since(start)
+			if res.code != 3 {
+				t.Errorf("exit status %d, want 3\nstderr:\n%s", res.code, res.stderr)
+			}
+			if took > 20*time.Second {
+				t.Errorf("took %v: a crawl that can fetch nothing must give up in seconds", took)
+			}
+			var lines []string
+			for _, l := range strings.Split(res.stderr, "\n") {
+				if strings.HasPrefix(l, "godwit: ") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) != 1 || !strings.Contains(lines[0], "nothing fetched") {
+				t.Fatalf("want one line \"godwit: nothing fetched…\" on stderr, got:\n%s", res.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(lines[0], w) {
+					t.Errorf("reason %q lacks %q", lines[0], w)
+				}
+			}
+			if !strings.Contains(res.stdout, "godwit: crawl finished") {
+				t.Errorf("no summary on stdout:\n%s", res.stdout)
+			}
+		})
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the loopback server saw %d requests", n)
+	}
+}
+
+// TestBinaryExitZeroWhenSomeSeedFetched: one seed that cannot be fetched
+// among good ones is not a failed crawl.
+func TestBinaryExitZeroWhenSomeSeedFetched(t *testing.T) {
+	dir := t.TempDir()
+	addr := startFakewebBinary(t, "--hosts", "1", "--pages", "3")
+	res := runBinary(t, "crawl", "--admin", "off", "--proxy", "http://"+addr, "--delay", "10ms",
+		"--data", filepath.Join(dir, "data"), "--config", writeConfig(t, dir, "robots:\n  retries: 1\n"),
+		"http://h0.fake.test/", "http://nohost.fake.test/")
+	if res.code != 0 {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+	}
+}
