@@ -79,6 +79,13 @@ func TestHostRecordAliases(t *testing.T) {
 	if err != nil || got.aliases != nil {
 		t.Errorf("record without aliases = %+v, %v", got, err)
 	}
+	// The error count follows the aliases section, with or without rules.
+	for _, a := range []*crawl.HostAliases{nil, want} {
+		got, err = decodeHostRecord(hostRecord{nextSeq: 4, aliases: a, errors: 7}.encode())
+		if err != nil || got.errors != 7 || (a == nil) != (got.aliases == nil) {
+			t.Errorf("record with aliases %v and 7 errors = %+v (aliases %v), %v", a != nil, got, got.aliases, err)
+		}
+	}
 }
 
 func TestURLRecordRoundTrip(t *testing.T) {
