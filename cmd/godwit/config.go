@@ -66,6 +66,8 @@ type crawlSettings struct {
 	WARC   warcSettings   `yaml:"warc"`
 	// Store is the object store WARC files are uploaded to (store.go).
 	Store storeSettings `yaml:"store"`
+	// Cluster joins a crawl across several nodes (cluster.go).
+	Cluster clusterSettings `yaml:"cluster"`
 
 	// URL identity, scope rules and trap defences: see the "URLs, scope
 	// and traps" block at the end of this file.
@@ -255,6 +257,7 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.revisitShare, "revisit-share", frontier.DefaultRevisitShare, "with --continuous, the share of fetch capacity reserved for revisits while discovery has work (0..1)")
 	fs.StringVar(&f.s.Order, "order", d.Order, "how each host's queue is served: importance (OPIC) or breadth-first")
 	f.registerStore(fs)
+	f.registerCluster(fs)
 }
 
 // settings merges defaults, the config file and the flags that were set.
@@ -299,6 +302,7 @@ func (f *crawlFlags) settingsOver(s crawlSettings, fs *pflag.FlagSet, args []str
 	set("revisit-share", func() { s.Recrawl.RevisitShare = &f.revisitShare })
 	set("order", func() { s.Order = f.s.Order })
 	f.applyStore(fs, &s)
+	f.applyCluster(fs, &s)
 	s.Seeds = append(s.Seeds, args...)
 	return s, s.validate()
 }
@@ -336,6 +340,9 @@ func (s crawlSettings) validate() error {
 		return err
 	}
 	if err := s.Store.validate(); err != nil {
+		return err
+	}
+	if err := s.Cluster.validate(); err != nil {
 		return err
 	}
 	if _, err := parseLevel(s.LogLevel); err != nil {

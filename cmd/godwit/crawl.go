@@ -63,7 +63,7 @@ few seconds, the WARC is flushed, exit status 0).`,
 			if err != nil {
 				return err
 			}
-			if _, err := os.Stat(s.Data); len(seeds) == 0 && (s.Fresh || errors.Is(err, fs.ErrNotExist)) {
+			if _, err := os.Stat(s.Data); len(seeds) == 0 && s.Cluster.URL == "" && (s.Fresh || errors.Is(err, fs.ErrNotExist)) {
 				return errNoSeeds // nothing to resume: touch nothing
 			}
 			d, err := lockData(s.Data)
@@ -84,7 +84,7 @@ few seconds, the WARC is flushed, exit status 0).`,
 				if s, err = d.resumeSettings(s, merge, log); err != nil {
 					return err
 				}
-			} else if len(seeds) == 0 {
+			} else if len(seeds) == 0 && s.Cluster.URL == "" {
 				return errNoSeeds
 			}
 			s.proxyEnv = fetch.ProxyEnvFrom(os.Getenv)
@@ -224,7 +224,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		}
 		seeds = union(earlier, seeds)
 	}
-	if len(seeds) == 0 {
+	if len(seeds) == 0 && s.Cluster.URL == "" { // a cluster's node may join without seeds
 		return res, errNoSeeds
 	}
 	if err := data.saveSeeds(seeds); err != nil {
@@ -316,6 +316,8 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		RevisitShare: s.Recrawl.share(),
 		Workers:      s.Workers,
 		BreadthFirst: s.Order == "breadth-first",
+		// In a cluster the frontier holds the shards this node owns.
+		Partial: s.Cluster.URL != "",
 	})
 	if err != nil {
 		return res, failure{err}
@@ -331,13 +333,28 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		fr.Close()
 		return res, err
 	}
-	c, err := crawl.New(ccfg, crawl.Deps{Frontier: fr, Fetcher: fetcher, Archive: arch, Logger: log})
+	var front crawl.Frontier = fr
+	var cn *clusterNode
+	if s.Cluster.URL != "" {
+		if cn, err = joinCluster(ctx, s, fr, log); err != nil {
+			arch.Close()
+			fr.Close()
+			return res, err
+		}
+		front = cn.node
+	}
+	c, err := crawl.New(ccfg, crawl.Deps{Frontier: front, Fetcher: fetcher, Archive: arch, Logger: log})
 	if err != nil {
+		if cn != nil {
+			cn.stop()
+		}
 		arch.Close()
 		fr.Close()
 		return res, err
 	}
-	if _, err := c.AddSeeds(ctx, seeds); err != nil {
+	if cn != nil {
+		cn.start(seeds, c) // the crawl's seeds come from every node
+	} else if _, err := c.AddSeeds(ctx, seeds); err != nil {
 		arch.Close()
 		fr.Close()
 		return res, err
@@ -363,12 +380,18 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	runErr := c.Run(ctx)
 	stopProgress()
 	stopAdmin() // before the archive and frontier close under it
+	var clusterErr error
+	if cn != nil {
+		// The node leaves before the archive and frontier close: its last
+		// links go out and its shards' leases are handed back.
+		clusterErr = cn.stop()
+	}
 	res.Stats = c.Stats()
 	res.Dedup = arch.Stats()
 	res.Seeds = c.Seeds()
 	// Shutdown order: the archive (its records are what the state points
 	// at), then the frontier (it snapshots the seen-set).
-	closeErr := errors.Join(arch.Close(), fr.Close())
+	closeErr := errors.Join(clusterErr, arch.Close(), fr.Close())
 	if ws != nil {
 		// Then the uploads: the last WARC file and every index are complete.
 		closeErr = errors.Join(closeErr, ws.stop())

@@ -30,6 +30,13 @@ type ShardLog interface {
 	// Read calls fn with each event of shard p's log after position
 	// from, in order, until ctx ends (Read then returns nil) or fn fails.
 	Read(ctx context.Context, p int, from uint64, fn func(seq uint64, e Event) error) error
+	// Claim opens epoch on shard p: a fenced KindOutcome event with no
+	// payload, expecting the shard's last KindOutcome event at
+	// lastOutcome, after which a former owner's outcomes are refused. It
+	// returns the claim's position. A log whose owners claim as they
+	// take a shard's lease (package jetstream) returns that claim's
+	// position, or ErrFenced when the node does not hold epoch.
+	Claim(ctx context.Context, p int, epoch, lastOutcome uint64) (uint64, error)
 }
 
 // ErrFenced is ShardLog.Append's refusal of an outcome written by a node
@@ -40,6 +47,9 @@ var ErrFenced = errors.New("cluster: fenced: another node writes this shard's ou
 // internal/frontier's Frontier opened with Options.Partial.
 type Shards interface {
 	Next(ctx context.Context) (crawl.Lease, error)
+	// Complete ends a lease locally: a Node gives back, with Requeue and
+	// no request made, a lease of a shard it may not fetch from now.
+	Complete(ctx context.Context, l crawl.Lease, out crawl.Outcome) error
 	Stats() crawl.FrontierStats
 	SetShard(p uint16, own bool) error
 	AddAt(ctx context.Context, links []crawl.Link, at crawl.Position) (int, error)
@@ -57,7 +67,12 @@ type NodeConfig struct {
 	// (frontier.EncodeOutcome and frontier.DecodeOutcome).
 	EncodeOutcome func(crawl.Task, crawl.Outcome) []byte
 	DecodeOutcome func([]byte) (crawl.Task, crawl.Outcome, error)
-	Logger        *slog.Logger
+	// Owns, when set, is the authority on whether this node may fetch
+	// from shard p now (jetstream.Node.Owns: the lease is confirmed
+	// recently enough); a lease of a shard it says no to is not handed
+	// out, even before the shard is Lost.
+	Owns   func(p int) bool
+	Logger *slog.Logger
 }
 
 // FlushInterval bounds how long a discovered link waits in a Node before
@@ -112,6 +127,9 @@ type owned struct {
 	lastOut uint64        // the last KindOutcome position seen or written
 	active  bool          // claimed: its hosts are leased
 	lost    bool
+	// suspended: Owns said no; its hosts are not leased until it says
+	// yes again (Run checks).
+	suspended bool
 	leases  int        // leases out
 	pub     sync.Mutex // serializes fenced appends
 }
@@ -149,7 +167,32 @@ func (n *Node) Run(ctx context.Context) error {
 			if err := n.flush(ctx); err != nil && ctx.Err() == nil {
 				n.log.Warn("links not appended yet; retrying", "err", err)
 			}
+			n.resume()
 		}
+	}
+}
+
+// resume leases again the hosts of suspended shards whose lease is
+// confirmed again.
+func (n *Node) resume() {
+	if n.cfg.Owns == nil {
+		return
+	}
+	n.mu.Lock()
+	var back []int
+	for p, o := range n.owned {
+		if o.suspended && o.active && !o.lost && n.cfg.Owns(p) {
+			o.suspended = false
+			back = append(back, p)
+		}
+	}
+	n.mu.Unlock()
+	for _, p := range back {
+		if err := n.cfg.Shards.SetShard(uint16(p), true); err != nil {
+			n.log.Error("resuming a shard", "shard", p, "err", err)
+			continue
+		}
+		n.log.Info("shard resumed: its lease is confirmed again", "shard", p)
 	}
 }
 
@@ -231,7 +274,7 @@ func (n *Node) Acquire(ctx context.Context, p int, epoch uint64) error {
 			return err
 		}
 		o.pub.Lock()
-		seq, err := n.cfg.Log.Append(ctx, Event{Kind: KindOutcome, Shard: p, Epoch: epoch}, lastOut)
+		seq, err := n.cfg.Log.Claim(ctx, p, epoch, lastOut)
 		if err == nil {
 			n.mu.Lock()
 			o.lastOut = max(o.lastOut, seq)
@@ -416,6 +459,9 @@ func (n *Node) Add(_ context.Context, links []crawl.Link) (int, error) {
 	return 0, nil
 }
 
+// Flush appends every link added so far to its shard's log.
+func (n *Node) Flush(ctx context.Context) error { return n.flush(ctx) }
+
 // flush appends every link added before it was called. Concurrent
 // callers share appends: one whose links another flush took waits for it.
 func (n *Node) flush(ctx context.Context) error {
@@ -469,15 +515,30 @@ func (n *Node) Next(ctx context.Context) (crawl.Lease, error) {
 		n.mu.Lock()
 		o := n.owned[p]
 		ok := o != nil && o.active && !o.lost
-		if ok {
+		suspend := ok && n.cfg.Owns != nil && !n.cfg.Owns(p)
+		if ok && !suspend {
 			o.leases++
 		}
+		if suspend {
+			o.suspended = true
+		}
 		n.mu.Unlock()
-		if ok {
+		if ok && !suspend {
 			return l, nil
 		}
-		// Released between the frontier's choice and now: the lease is
-		// abandoned with the shard.
+		if suspend {
+			// The lease is not confirmed now: no fetch from the shard
+			// until it is (Run resumes it) or the shard is lost.
+			if err := n.cfg.Shards.SetShard(uint16(p), false); err != nil {
+				return crawl.Lease{}, err
+			}
+			if err := n.cfg.Shards.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Requeue}); err != nil {
+				return crawl.Lease{}, err
+			}
+			n.log.Warn("shard suspended: its lease is not confirmed", "shard", p)
+		}
+		// Released between the frontier's choice and now, or its lease
+		// is no longer confirmed: the lease is abandoned with the shard.
 	}
 }
 

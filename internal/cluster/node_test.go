@@ -53,6 +53,10 @@ func (m *memLog) Append(_ context.Context, e cluster.Event, expect uint64) (uint
 	return m.seq, nil
 }
 
+func (m *memLog) Claim(ctx context.Context, p int, epoch, lastOutcome uint64) (uint64, error) {
+	return m.Append(ctx, cluster.Event{Kind: cluster.KindOutcome, Shard: p, Epoch: epoch}, lastOutcome)
+}
+
 func (m *memLog) Last(_ context.Context, p int) (uint64, uint64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -58,7 +58,9 @@ func (n *Node) fenceLock(p int) *sync.Mutex {
 // expects the outcome subject's last sequence to be the one this node
 // last wrote, so once another node has claimed the shard the publish is
 // refused, the shard is dropped (a Lost change) and ErrFenced returned.
-// It returns ErrNotOwner when Owns(p) is false. Transient failures are
+// It returns ErrNotOwner when the node holds no confirmed lease of p: a
+// shard revoked but not yet released still takes the outcomes of the
+// fetches that were in flight (the handoff). Transient failures are
 // retried while the node owns the shard. Calls for one shard are
 // serialized.
 func (n *Node) PublishOutcome(ctx context.Context, p int, payload []byte) (uint64, error) {
@@ -68,7 +70,7 @@ func (n *Node) PublishOutcome(ctx context.Context, p int, payload []byte) (uint6
 	mu := n.fenceLock(p)
 	mu.Lock()
 	defer mu.Unlock()
-	epoch, ok := n.Owns(p)
+	epoch, ok := n.mayPublish(p)
 	if !ok {
 		return 0, ErrNotOwner
 	}

@@ -137,6 +137,19 @@ func (n *Node) Owns(p int) (epoch uint64, ok bool) {
 	return l.epoch, true
 }
 
+// mayPublish reports whether this node may publish shard p's outcomes:
+// as Owns, but also while the shard is revoked and not yet released,
+// for the fetches that were in flight when it was revoked.
+func (n *Node) mayPublish(p int) (epoch uint64, ok bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	l := n.held[p]
+	if l == nil || !l.claimed || !time.Now().Before(l.deadline) {
+		return 0, false
+	}
+	return l.epoch, true
+}
+
 // Owned lists the shards Owns is true for, in increasing order.
 func (n *Node) Owned() []int {
 	n.mu.Lock()

@@ -1,0 +1,344 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/spf13/pflag"
+
+	"github.com/godwit-crawler/godwit/internal/cluster"
+	"github.com/godwit-crawler/godwit/internal/cluster/jetstream"
+	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/frontier"
+)
+
+// clusterSettings join a crawl that runs across several nodes
+// (docs/cluster.md). Without a URL the crawl is single-node.
+type clusterSettings struct {
+	// URL lists the NATS servers, nats://HOST:PORT[,nats://…].
+	URL string `yaml:"url"`
+	// Crawl names the crawl every node joins; Node is this node's ID in
+	// it, stable across restarts.
+	Crawl string `yaml:"crawl"`
+	Node  string `yaml:"node"`
+	// Replicas of each stream and bucket: 3 on a 3-server NATS cluster.
+	Replicas int `yaml:"replicas"`
+	// TTL of membership, leader and shard leases (whole seconds, ≥ 2 s):
+	// a node that dies loses its shards this long after its last renewal.
+	TTL time.Duration `yaml:"ttl"`
+}
+
+func (f *crawlFlags) registerCluster(fs *pflag.FlagSet) {
+	fs.StringVar(&f.s.Cluster.URL, "cluster", "", "join a cluster crawl through these NATS servers (nats://HOST:PORT[,...]; docs/cluster.md)")
+	fs.StringVar(&f.s.Cluster.Crawl, "crawl", "", "with --cluster: the name of the crawl to join or create")
+	fs.StringVar(&f.s.Cluster.Node, "node", "", "with --cluster: this node's ID in the crawl, stable across restarts")
+	fs.IntVar(&f.s.Cluster.Replicas, "cluster-replicas", 1, "with --cluster: copies of the crawl's streams and buckets (3 on a 3-server NATS cluster)")
+	fs.DurationVar(&f.s.Cluster.TTL, "cluster-ttl", 15*time.Second, "with --cluster: lease and membership TTL (whole seconds, at least 2s): a dead node's shards move this long after its last renewal")
+}
+
+func (f *crawlFlags) applyCluster(fs *pflag.FlagSet, s *crawlSettings) {
+	set := func(name string, apply func()) {
+		if fs.Changed(name) {
+			apply()
+		}
+	}
+	set("cluster", func() { s.Cluster.URL = f.s.Cluster.URL })
+	set("crawl", func() { s.Cluster.Crawl = f.s.Cluster.Crawl })
+	set("node", func() { s.Cluster.Node = f.s.Cluster.Node })
+	set("cluster-replicas", func() { s.Cluster.Replicas = f.s.Cluster.Replicas })
+	set("cluster-ttl", func() { s.Cluster.TTL = f.s.Cluster.TTL })
+}
+
+func (c clusterSettings) validate() error {
+	if c.URL == "" {
+		if c.Crawl != "" || c.Node != "" {
+			return errors.New("--crawl and --node need --cluster")
+		}
+		return nil
+	}
+	if c.Crawl == "" || c.Node == "" {
+		return errors.New("--cluster needs --crawl NAME and --node NODE")
+	}
+	if c.TTL != 0 && (c.TTL < 2*time.Second || c.TTL%time.Second != 0) {
+		return fmt.Errorf("--cluster-ttl %v: want whole seconds, at least 2s", c.TTL)
+	}
+	if c.Replicas < 0 || c.Replicas > 5 {
+		return fmt.Errorf("--cluster-replicas %d: want 1 to 5", c.Replicas)
+	}
+	return nil
+}
+
+// clusterShared are the settings (config-file keys, and the sections
+// whose keys start with these) every node of a cluster crawl must share:
+// what is crawled and how politely. The rest (workers, proxy, timeouts,
+// WARC naming, the object store) may differ from node to node.
+var clusterShared = []string{
+	"scope", "max_depth", "delay", "crawl_delay_cap", "user_agent", "contact",
+	"max_body_bytes", "continuous", "order", "recrawl.", "robots.", "adapt.",
+	"dedup.", "url.", "include.", "exclude.", "traps.",
+}
+
+// sharedSettings is the crawl-defining part of s, one "key: value" line
+// per setting: what the crawl record stores and a joining node must
+// match.
+func sharedSettings(s crawlSettings) []byte {
+	n, _ := storedSettings(s)
+	var b strings.Builder
+	for _, st := range flattenSettings(n) {
+		if slices.ContainsFunc(clusterShared, func(p string) bool {
+			return st.key == p || strings.HasSuffix(p, ".") && strings.HasPrefix(st.key, p)
+		}) {
+			fmt.Fprintf(&b, "%s: %s\n", st.key, st.value)
+		}
+	}
+	return []byte(b.String())
+}
+
+// compatibleSettings says which shared settings a node would change.
+func compatibleSettings(stored, mine []byte) error {
+	parse := func(b []byte) map[string]string {
+		m := map[string]string{}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ": "); ok {
+				m[k] = v
+			}
+		}
+		return m
+	}
+	a, b := parse(stored), parse(mine)
+	var diffs []string
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			diffs = append(diffs, fmt.Sprintf("%s is %s in the crawl, %s here", k, v, orNone(w, ok)))
+		}
+	}
+	for k, w := range b {
+		if _, ok := a[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s is unset in the crawl, %s here", k, w))
+		}
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	slices.Sort(diffs)
+	return errors.New(strings.Join(diffs, "; "))
+}
+
+func orNone(v string, ok bool) string {
+	if !ok {
+		return "unset"
+	}
+	return v
+}
+
+// clusterNode is this process's membership in a cluster crawl: the
+// NATS connection, the jetstream.Node (membership, leases, logs) and
+// the cluster.Node the crawler uses as its frontier.
+type clusterNode struct {
+	nc   *nats.Conn
+	js   *jetstream.Node
+	node *cluster.Node
+	log  *slog.Logger
+
+	changes changeQueue
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// changeQueue hands jetstream.Node's changes (its Notify must not block)
+// to the goroutine that applies them, in order.
+type changeQueue struct {
+	mu     sync.Mutex
+	items  []jetstream.Change
+	signal chan struct{}
+}
+
+func (q *changeQueue) push(c jetstream.Change) {
+	q.mu.Lock()
+	q.items = append(q.items, c)
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (q *changeQueue) pop() []jetstream.Change {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	items := q.items
+	q.items = nil
+	return items
+}
+
+// joinCluster connects to the crawl s.Cluster names (creating it, with
+// s's shared settings, if it does not exist) with fr, a Partial
+// frontier, as the state of the shards this node will own.
+func joinCluster(ctx context.Context, s crawlSettings, fr *frontier.Frontier, log *slog.Logger) (*clusterNode, error) {
+	c := s.Cluster
+	nc, err := nats.Connect(c.URL, nats.Name("godwit "+c.Crawl+"/"+c.Node), nats.MaxReconnects(-1),
+		nats.ReconnectWait(250*time.Millisecond), nats.Timeout(5*time.Second))
+	if err != nil {
+		return nil, failure{fmt.Errorf("cluster: %s: %w", c.URL, err)}
+	}
+	cn := &clusterNode{nc: nc, log: log.With("node", c.Node)}
+	cn.changes.signal = make(chan struct{}, 1)
+	ttl := c.TTL
+	if ttl == 0 {
+		ttl = 15 * time.Second
+	}
+	jn, err := jetstream.Open(ctx, nc, jetstream.Config{
+		Crawl: c.Crawl, Node: c.Node, Replicas: max(c.Replicas, 1),
+		MemberTTL: ttl, LeaderTTL: ttl, LeaseTTL: ttl,
+		// A revoked shard stays leased while its fetches in flight end
+		// and their outcomes go out; Release hands it over sooner.
+		Handoff:    s.Timeout + 5*time.Second,
+		Settings:   sharedSettings(s),
+		Compatible: compatibleSettings,
+		Notify:     cn.changes.push,
+		Logger:     log,
+	})
+	if err != nil {
+		nc.Close()
+		if errors.Is(err, jetstream.ErrConflict) {
+			return nil, fmt.Errorf("cluster: this node's settings differ from crawl %q's: %w", c.Crawl, err)
+		}
+		return nil, failure{err}
+	}
+	cn.js = jn
+	cn.node, err = cluster.NewNode(cluster.NodeConfig{
+		Name: c.Node, Shards: fr, Log: jn.ShardLog(),
+		EncodeOutcome: frontier.EncodeOutcome, DecodeOutcome: frontier.DecodeOutcome,
+		Owns:   func(p int) bool { _, ok := jn.Owns(p); return ok },
+		Logger: log,
+	})
+	if err != nil {
+		jn.Close()
+		nc.Close()
+		return nil, err
+	}
+	return cn, nil
+}
+
+// start runs the node's membership, its shards' logs and the crawl's
+// shared seeds until stop: seeds given here are added to the crawl's list,
+// and the seeds any node adds widen c's scope.
+func (cn *clusterNode) start(seeds []string, c *crawl.Crawler) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cn.cancel = cancel
+	cn.wg.Go(func() {
+		if err := cn.js.Run(ctx); err != nil && ctx.Err() == nil {
+			cn.log.Error("cluster membership stopped", "err", err)
+		}
+	})
+	cn.wg.Go(func() { cn.node.Run(ctx) })
+	cn.wg.Go(func() { cn.applyChanges(ctx) })
+	cn.wg.Go(func() { cn.syncSeeds(ctx, seeds, c) })
+}
+
+// applyChanges makes the cluster.Node follow the shards jetstream.Node
+// holds: an acquired shard is caught up and claimed (several at once), a
+// revoked one handed over, a lost one dropped.
+func (cn *clusterNode) applyChanges(ctx context.Context) {
+	var acquiring sync.WaitGroup
+	defer acquiring.Wait()
+	sem := make(chan struct{}, 16)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-cn.changes.signal:
+		}
+		for _, ch := range cn.changes.pop() {
+			switch ch.Kind {
+			case jetstream.Acquired:
+				sem <- struct{}{}
+				acquiring.Go(func() {
+					defer func() { <-sem }()
+					if err := cn.node.Acquire(ctx, ch.Shard, ch.Epoch); err != nil && ctx.Err() == nil {
+						cn.log.Warn("shard not taken over", "shard", ch.Shard, "err", err)
+					}
+				})
+			case jetstream.Revoked:
+				if err := cn.node.Release(ctx, ch.Shard); err != nil && ctx.Err() == nil {
+					cn.log.Warn("shard not handed over cleanly; its lease will expire", "shard", ch.Shard, "err", err)
+					continue
+				}
+				if err := cn.js.Release(ctx, ch.Shard); err != nil && ctx.Err() == nil {
+					cn.log.Warn("releasing a shard's lease", "shard", ch.Shard, "err", err)
+				}
+			case jetstream.Lost:
+				if err := cn.node.Lose(ch.Shard); err != nil {
+					cn.log.Warn("dropping a lost shard", "shard", ch.Shard, "err", err)
+				}
+			}
+		}
+	}
+}
+
+// syncSeeds adds this node's seeds to the crawl's list, then keeps the
+// crawler's scope up to date with every node's seeds.
+func (cn *clusterNode) syncSeeds(ctx context.Context, mine []string, c *crawl.Crawler) {
+	known := map[string]bool{}
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	for first := true; ; first = false {
+		var all []string
+		var err error
+		if first && len(mine) > 0 {
+			all, err = cn.js.AddSeeds(ctx, mine)
+		} else {
+			all, err = cn.js.Seeds(ctx)
+		}
+		if err != nil && ctx.Err() == nil {
+			cn.log.Warn("reading the crawl's seeds", "err", err)
+		}
+		var fresh []string
+		for _, s := range all {
+			if !known[s] {
+				known[s] = true
+				fresh = append(fresh, s)
+			}
+		}
+		if len(fresh) > 0 {
+			// Queued again on purpose: the links reach the seeds' shards
+			// whoever owns them; a seen one is a no-op there.
+			if _, err := c.AddSeeds(ctx, fresh); err != nil && ctx.Err() == nil {
+				cn.log.Warn("adding the crawl's seeds", "err", err)
+			}
+		}
+		if first && err != nil {
+			continue // try the seeds again at once after a failure
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// stop ends the node's part in the crawl after the crawler stopped: the
+// links still pending go out, the node leaves (its shards' leases are
+// deleted, so the others take them over at once), and the logs' readers
+// stop.
+func (cn *clusterNode) stop() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := cn.node.Flush(ctx)
+	if cn.cancel != nil {
+		cn.cancel()
+	}
+	cn.wg.Wait()
+	err = errors.Join(err, cn.js.Leave(ctx), cn.node.Close())
+	cn.js.Close()
+	cn.nc.Close()
+	return err
+}
