@@ -244,12 +244,39 @@ func (cn *clusterNode) start(seeds []string, c *crawl.Crawler) {
 }
 
 // applyChanges makes the cluster.Node follow the shards jetstream.Node
-// holds: an acquired shard is caught up and claimed (several at once), a
-// revoked one handed over, a lost one dropped.
+// holds: an acquired shard is caught up and claimed, a revoked one handed
+// over, a lost one dropped. Each shard's changes are applied in order
+// (an Acquired of a new epoch may follow a Lost of the old one), different
+// shards' at once, up to 16 at a time.
 func (cn *clusterNode) applyChanges(ctx context.Context) {
-	var acquiring sync.WaitGroup
-	defer acquiring.Wait()
-	sem := make(chan struct{}, 16)
+	var (
+		mu      sync.Mutex
+		queues  = map[int][]jetstream.Change{}
+		running sync.WaitGroup
+		slots   = make(chan struct{}, 16)
+	)
+	defer running.Wait()
+	drain := func(p int) { // one goroutine per shard with changes waiting, while they wait
+		for {
+			mu.Lock()
+			q := queues[p]
+			if len(q) == 0 {
+				delete(queues, p)
+				mu.Unlock()
+				return
+			}
+			ch := q[0]
+			queues[p] = q[1:]
+			mu.Unlock()
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			cn.apply(ctx, ch)
+			<-slots
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -257,28 +284,40 @@ func (cn *clusterNode) applyChanges(ctx context.Context) {
 		case <-cn.changes.signal:
 		}
 		for _, ch := range cn.changes.pop() {
-			switch ch.Kind {
-			case jetstream.Acquired:
-				sem <- struct{}{}
-				acquiring.Go(func() {
-					defer func() { <-sem }()
-					if err := cn.node.Acquire(ctx, ch.Shard, ch.Epoch); err != nil && ctx.Err() == nil {
-						cn.log.Warn("shard not taken over", "shard", ch.Shard, "err", err)
-					}
-				})
-			case jetstream.Revoked:
-				if err := cn.node.Release(ctx, ch.Shard); err != nil && ctx.Err() == nil {
-					cn.log.Warn("shard not handed over cleanly; its lease will expire", "shard", ch.Shard, "err", err)
-					continue
-				}
-				if err := cn.js.Release(ctx, ch.Shard); err != nil && ctx.Err() == nil {
-					cn.log.Warn("releasing a shard's lease", "shard", ch.Shard, "err", err)
-				}
-			case jetstream.Lost:
-				if err := cn.node.Lose(ch.Shard); err != nil {
-					cn.log.Warn("dropping a lost shard", "shard", ch.Shard, "err", err)
-				}
+			mu.Lock()
+			_, busy := queues[ch.Shard] // a drainer runs while its key is there
+			queues[ch.Shard] = append(queues[ch.Shard], ch)
+			mu.Unlock()
+			if !busy {
+				running.Go(func() { drain(ch.Shard) })
 			}
+		}
+	}
+}
+
+// apply applies one change of a shard's hold.
+func (cn *clusterNode) apply(ctx context.Context, ch jetstream.Change) {
+	switch ch.Kind {
+	case jetstream.Acquired:
+		if err := cn.node.Acquire(ctx, ch.Shard, ch.Epoch); err != nil && ctx.Err() == nil {
+			// Handing the lease back lets the shard be claimed again (by
+			// this node at its next reconciliation, or another).
+			cn.log.Warn("shard not taken over; handing its lease back", "shard", ch.Shard, "err", err)
+			if err := cn.js.Release(ctx, ch.Shard); err != nil {
+				cn.log.Warn("releasing a shard's lease", "shard", ch.Shard, "err", err)
+			}
+		}
+	case jetstream.Revoked:
+		if err := cn.node.Release(ctx, ch.Shard); err != nil && ctx.Err() == nil {
+			cn.log.Warn("shard not handed over cleanly; its lease will expire", "shard", ch.Shard, "err", err)
+			return
+		}
+		if err := cn.js.Release(ctx, ch.Shard); err != nil && ctx.Err() == nil {
+			cn.log.Warn("releasing a shard's lease", "shard", ch.Shard, "err", err)
+		}
+	case jetstream.Lost:
+		if err := cn.node.Lose(ch.Shard); err != nil {
+			cn.log.Warn("dropping a lost shard", "shard", ch.Shard, "err", err)
 		}
 	}
 }
@@ -287,7 +326,10 @@ func (cn *clusterNode) applyChanges(ctx context.Context) {
 // crawler's scope up to date with every node's seeds.
 func (cn *clusterNode) syncSeeds(ctx context.Context, mine []string, c *crawl.Crawler) {
 	known := map[string]bool{}
-	tick := time.NewTicker(2 * time.Second)
+	// Polled often: a node must know the seeds before it judges the
+	// links of their sites' pages (the owner of a seed widens its scope
+	// when it fetches it; see crawl's seedScope).
+	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for first := true; ; first = false {
 		var all []string

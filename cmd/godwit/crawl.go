@@ -279,7 +279,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		MaxPages:   s.MaxPages,
 		Scope:      crawl.ScopeMode(s.Scope),
 		Grace:      s.Grace,
-		KeepTrying: s.Continuous,
+		KeepTrying: s.Continuous || s.Cluster.URL != "", // a cluster node waits for the shards it is given
 		Politeness: pol,
 	}
 	s.applyURLSettings(&ccfg) // URL identity, scope rules, trap defences (config.go)

@@ -246,11 +246,20 @@ func (n *Node) wait(ctx context.Context, o *owned, cond func() bool) error {
 // the node has is a no-op.
 func (n *Node) Acquire(ctx context.Context, p int, epoch uint64) error {
 	n.mu.Lock()
-	if o := n.owned[p]; o != nil && !o.lost {
-		n.mu.Unlock()
+	old := n.owned[p]
+	n.mu.Unlock()
+	if old != nil && !old.lost && old.epoch >= epoch {
 		return nil
 	}
-	n.mu.Unlock()
+	if old != nil {
+		// An earlier epoch's hold: its lease is gone, and its state may
+		// be behind or ahead of the log's (an outcome it could not
+		// write). Start again from the log.
+		n.abandon(p, old)
+		if err := n.cfg.Shards.DropShard(uint16(p)); err != nil {
+			return err
+		}
+	}
 	from, err := n.cfg.Shards.Applied(uint16(p))
 	if err != nil {
 		return err
@@ -290,13 +299,13 @@ func (n *Node) Acquire(ctx context.Context, p int, epoch uint64) error {
 		}
 		break
 	}
+	n.mu.Lock()
+	o.active = true // before the frontier hands out its hosts: Next checks it
+	n.mu.Unlock()
 	if err := n.cfg.Shards.SetShard(uint16(p), true); err != nil {
 		n.abandon(p, o)
 		return err
 	}
-	n.mu.Lock()
-	o.active = true
-	n.mu.Unlock()
 	n.log.Info("shard acquired", "shard", p, "epoch", epoch, "from", from)
 	return nil
 }
@@ -532,13 +541,14 @@ func (n *Node) Next(ctx context.Context) (crawl.Lease, error) {
 			if err := n.cfg.Shards.SetShard(uint16(p), false); err != nil {
 				return crawl.Lease{}, err
 			}
-			if err := n.cfg.Shards.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Requeue}); err != nil {
-				return crawl.Lease{}, err
-			}
 			n.log.Warn("shard suspended: its lease is not confirmed", "shard", p)
 		}
-		// Released between the frontier's choice and now, or its lease
-		// is no longer confirmed: the lease is abandoned with the shard.
+		// Not to be fetched now (suspended, being released or lost, or
+		// not yet claimed): the lease goes back unused, so the host is
+		// not left leased in the local state.
+		if err := n.cfg.Shards.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Requeue}); err != nil {
+			return crawl.Lease{}, err
+		}
 	}
 }
 

@@ -177,3 +177,13 @@ func (s *scope) inSeeds(u *url.URL) bool {
 	s.mu.RUnlock()
 	return ok
 }
+
+// seedScope widens the scope to a seed when its task comes to be
+// processed. In single-node mode AddSeeds did so already; in a cluster
+// crawl the seed may have been given to another node, and its links are
+// judged here, possibly before this node read the crawl's seed list.
+func (c *Crawler) seedScope(t Task) {
+	if u, err := urlnorm.Parse(t.URL); err == nil {
+		c.scope.add(u)
+	}
+}

@@ -22,6 +22,9 @@ import (
 func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error) {
 	t := l.Task
 	c.aliases.load(l)
+	if t.Depth == 0 && t.Hops == 0 && t.Via == "" {
+		c.seedScope(t)
+	}
 	if t.Replay != nil {
 		return c.replay(ctx, t)
 	}

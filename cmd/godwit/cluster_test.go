@@ -1,0 +1,164 @@
+package main
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/godwit-crawler/godwit/internal/fakeweb"
+)
+
+// startNATS runs a `godwit nats` server for a test and returns its
+// client URL.
+func startNATS(t *testing.T) string {
+	t.Helper()
+	return startNATSBinary(t, "nats", "--data", t.TempDir()).url
+}
+
+// clusterWeb serves a fakeweb for a cluster test and writes its seeds.
+func clusterWeb(t *testing.T, hosts int) (addr, seeds string) {
+	t.Helper()
+	seeds = filepath.Join(t.TempDir(), "seeds.txt")
+	addr = startFakewebBinary(t, "--hosts", strconv.Itoa(hosts), "--pages", "12", "--crawl-delay", "100ms", "--seeds-out", seeds)
+	return addr, seeds
+}
+
+// clusterArgs are the flags of a cluster node n of crawl name.
+func clusterArgs(nats, name, node, data, web string) []string {
+	return []string{"--cluster", nats, "--crawl", name, "--node", node, "--data", data,
+		"--proxy", "http://" + web, "--allow-private", "--delay", "20ms", "--workers", "8",
+		"--admin", "off", "--cluster-ttl", "3s", "--timeout", "5s"}
+}
+
+// waitCovered polls fakeweb until the crawl covered the whole web.
+func waitCovered(t *testing.T, web string, nodes ...*crawlProcess) fakeweb.Report {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		r := fetchReport(t, web, "20ms")
+		if r.Coverage == 1 {
+			return r
+		}
+		for i, p := range nodes {
+			if p != nil && !p.running() {
+				t.Fatalf("node %d ended before the web was covered (%.3f):\nstdout:\n%s\nstderr:\n%s", i+1, r.Coverage, &p.stdout, &p.stderr)
+			}
+		}
+		if time.Now().After(deadline) {
+			for i, p := range nodes {
+				if p != nil {
+					t.Logf("node %d stderr (last 4 KB):\n%s", i+1, tail(p.stderr.String(), 4096))
+				}
+			}
+			t.Fatalf("coverage %.3f after 2 minutes; missing %v", r.Coverage, r.Missing)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// stopNodes interrupts the nodes and checks each stops cleanly.
+func stopNodes(t *testing.T, nodes ...*crawlProcess) {
+	t.Helper()
+	for _, p := range nodes {
+		p.cmd.Process.Signal(syscall.SIGINT)
+	}
+	for i, p := range nodes {
+		if code := p.wait(t); code != 0 {
+			t.Errorf("node %d exited with %d:\n%s", i+1, code, &p.stderr)
+		}
+	}
+}
+
+// warcFiles lists the WARC files a node wrote.
+func warcFiles(t *testing.T, data string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(data, "warc", "*.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestBinaryClusterCrawl: three crawler processes on one NATS server crawl
+// a 60-host web as one crawler, judged by the web: every page fetched,
+// once, by whichever node owns its host, with no politeness or robots.txt
+// violation across the cluster; the seeds were given to one node only.
+func TestBinaryClusterCrawl(t *testing.T) {
+	nats := startNATS(t)
+	web, seeds := clusterWeb(t, 60)
+	var nodes []*crawlProcess
+	var dirs []string
+	for i := 1; i <= 3; i++ {
+		data := filepath.Join(t.TempDir(), "d")
+		dirs = append(dirs, data)
+		args := clusterArgs(nats, "c1", "n"+strconv.Itoa(i), data, web)
+		if i == 1 {
+			args = append(args, "--seeds", seeds)
+		}
+		nodes = append(nodes, startCrawlBinary(t, args...))
+	}
+	waitCovered(t, web, nodes...)
+	time.Sleep(time.Second) // a second fetch of a page would show now
+	stopNodes(t, nodes...)
+	checkReport(t, fetchReport(t, web, "20ms"))
+	for i, d := range dirs {
+		if len(warcFiles(t, d)) == 0 {
+			t.Errorf("node %d wrote no WARC file:\n%s", i+1, &nodes[i].stderr)
+		}
+	}
+}
+
+// TestBinaryClusterNodeKilled: a node SIGKILLed mid-crawl loses nothing:
+// its shards move to the survivors within the lease TTL and the crawl
+// covers the web, politely; the only pages fetched twice are those in
+// flight at the kill (at most its workers).
+func TestBinaryClusterNodeKilled(t *testing.T) {
+	nats := startNATS(t)
+	web, seeds := clusterWeb(t, 60)
+	var nodes []*crawlProcess
+	for i := 1; i <= 3; i++ {
+		args := clusterArgs(nats, "c2", "n"+strconv.Itoa(i), filepath.Join(t.TempDir(), "d"), web)
+		if i == 1 {
+			args = append(args, "--seeds", seeds)
+		}
+		nodes = append(nodes, startCrawlBinary(t, args...))
+	}
+	deadline := time.Now().Add(time.Minute)
+	for r := fetchReport(t, web, "20ms"); r.Coverage < 0.3; r = fetchReport(t, web, "20ms") {
+		if time.Now().After(deadline) {
+			t.Fatalf("coverage %.3f after a minute", r.Coverage)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	nodes[1].cmd.Process.Signal(syscall.SIGKILL)
+	nodes[1].wait(t)
+	killedAt := time.Now()
+	waitCovered(t, web, nodes[0], nodes[2])
+	t.Logf("covered %.1fs after the kill", time.Since(killedAt).Seconds())
+	time.Sleep(time.Second)
+	stopNodes(t, nodes[0], nodes[2])
+	r := fetchReport(t, web, "20ms")
+	if r.Duplicates > 8 {
+		t.Errorf("%d pages fetched twice, more than the killed node's 8 workers had in flight", r.Duplicates)
+	}
+	r.Duplicates = 0
+	checkReport(t, r)
+}
+
+// TestBinaryClusterRefusesOtherSettings: a node whose crawl-defining
+// settings differ from the crawl's is refused, saying which.
+func TestBinaryClusterRefusesOtherSettings(t *testing.T) {
+	nats := startNATS(t)
+	web, seeds := clusterWeb(t, 2)
+	first := startCrawlBinary(t, append(clusterArgs(nats, "c3", "n1", filepath.Join(t.TempDir(), "d"), web), "--seeds", seeds)...)
+	waitUntil(t, first, "the crawl exists", func() bool { return fetchReport(t, web, "20ms").Requests > 0 })
+	args := append([]string{"crawl"}, clusterArgs(nats, "c3", "n2", filepath.Join(t.TempDir(), "d"), web)...)
+	res := runBinary(t, append(args, "--delay", "1s")...)
+	if res.code != 2 || !strings.Contains(res.stderr, "delay is 20ms in the crawl, 1s here") {
+		t.Errorf("joining with another delay: exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+	stopNodes(t, first)
+}
