@@ -94,31 +94,7 @@ func startNATSBinary(t *testing.T, name string, args ...string) *natsProc {
 // checks that every acknowledged message is still there and that the
 // stream takes new ones; the two left stop cleanly on SIGINT.
 func TestBinaryNATSCluster(t *testing.T) {
-	dir := t.TempDir()
-	var ports []int
-	var ls []net.Listener
-	for range 3 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	var routes []string
-	for _, l := range ls {
-		routes = append(routes, "nats://"+l.Addr().String())
-		l.Close()
-	}
-	var procs []*natsProc
-	var urls []string
-	for i := range 3 {
-		name := fmt.Sprintf("s%d", i)
-		p := startNATSBinary(t, name, "--name", name, "--data", filepath.Join(dir, name),
-			"--cluster-listen", fmt.Sprintf("127.0.0.1:%d", ports[i]), "--routes", strings.Join(routes, ","))
-		procs = append(procs, p)
-		urls = append(urls, p.url)
-	}
+	procs, urls := startNATSCluster(t, t.TempDir())
 	nc, err := nats.Connect(strings.Join(urls, ","), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
@@ -232,6 +208,62 @@ func TestBinaryNATSErrors(t *testing.T) {
 		res := runBinary(t, tc.args...)
 		if res.code != tc.code || !strings.Contains(res.stderr, tc.msg) {
 			t.Errorf("godwit %s: exit %d, stderr %q; want exit %d and %q", strings.Join(tc.args, " "), res.code, res.stderr, tc.code, tc.msg)
+		}
+	}
+}
+
+// startNATSCluster starts three `godwit nats` servers as a cluster. The
+// route ports are picked free and then released, so another process can
+// take one before its server listens there (go test runs packages side
+// by side): a server that exits at once is taken for that, and the
+// cluster is started again on other ports.
+func startNATSCluster(t *testing.T, dir string) ([]*natsProc, []string) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		var routes []string
+		var ports []int
+		for range 3 {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+			routes = append(routes, "nats://"+l.Addr().String())
+			l.Close()
+		}
+		var procs []*natsProc
+		var urls []string
+		for i := range 3 {
+			name := fmt.Sprintf("s%d", i)
+			p := startNATSBinary(t, name, "--name", name, "--data", filepath.Join(dir, fmt.Sprint(attempt), name),
+				"--cluster-listen", fmt.Sprintf("127.0.0.1:%d", ports[i]), "--routes", strings.Join(routes, ","))
+			procs = append(procs, p)
+			urls = append(urls, p.url)
+		}
+		exited := func() bool {
+			for _, p := range procs {
+				select {
+				case <-p.done:
+					return true
+				default:
+				}
+			}
+			return false
+		}
+		deadline := time.Now().Add(2 * time.Second)
+		for !exited() && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if !exited() {
+			return procs, urls
+		}
+		if attempt == 3 {
+			t.Fatal("a godwit nats server of the cluster exited at start three times")
+		}
+		t.Logf("a server exited at start (its route port taken?); starting the cluster again")
+		for _, p := range procs {
+			p.cmd.Process.Kill()
+			<-p.done
 		}
 	}
 }
