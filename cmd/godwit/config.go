@@ -20,6 +20,7 @@ import (
 	"github.com/godwit-crawler/godwit/internal/fetch"
 	"github.com/godwit-crawler/godwit/internal/freshness"
 	"github.com/godwit-crawler/godwit/internal/frontier"
+	"github.com/godwit-crawler/godwit/internal/process"
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
@@ -66,6 +67,8 @@ type crawlSettings struct {
 	WARC   warcSettings   `yaml:"warc"`
 	// Store is the object store WARC files are uploaded to (store.go).
 	Store storeSettings `yaml:"store"`
+	// Process are the content processors and page events (processors.go).
+	Process processorSettings `yaml:"processing"`
 
 	// URL identity, scope rules and trap defences: see the "URLs, scope
 	// and traps" block at the end of this file.
@@ -83,6 +86,8 @@ type crawlSettings struct {
 	proxyEnv fetch.ProxyEnv
 	// resolver replaces the system resolver; tests set it.
 	resolver fetch.Resolver
+	// goProcessors run after those Process names; tests set them.
+	goProcessors []process.Processor
 	// adminExplicit: --admin was given, so failing to bind it is an error
 	// (the default address may be taken by another crawl: a warning).
 	adminExplicit bool
@@ -179,7 +184,12 @@ func defaultSettings() crawlSettings {
 			Backoff:    time.Minute,
 			BackoffMax: time.Hour,
 		},
-		WARC:  warcSettings{Prefix: "godwit", MaxSize: 1 << 30, Digest: "sha1"},
+		WARC: warcSettings{Prefix: "godwit", MaxSize: 1 << 30, Digest: "sha1"},
+		Process: processorSettings{
+			Budget:        defaultProcessorBudget,
+			InFlight:      8,
+			EventsMaxSize: 64 << 20,
+		},
 		Order: "importance",
 		Recrawl: recrawlSettings{
 			Policy:      "optimal",
@@ -237,6 +247,7 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.revisitShare, "revisit-share", frontier.DefaultRevisitShare, "with --continuous, the share of fetch capacity reserved for revisits while discovery has work (0..1)")
 	fs.StringVar(&f.s.Order, "order", d.Order, "how each host's queue is served: importance (OPIC) or breadth-first")
 	f.registerStore(fs)
+	f.registerProcessors(fs)
 }
 
 // settings merges defaults, the config file and the flags that were set.
@@ -281,6 +292,7 @@ func (f *crawlFlags) settingsOver(s crawlSettings, fs *pflag.FlagSet, args []str
 	set("revisit-share", func() { s.Recrawl.RevisitShare = &f.revisitShare })
 	set("order", func() { s.Order = f.s.Order })
 	f.applyStore(fs, &s)
+	f.applyProcessors(fs, &s)
 	s.Seeds = append(s.Seeds, args...)
 	return s, s.validate()
 }
@@ -318,6 +330,9 @@ func (s crawlSettings) validate() error {
 		return err
 	}
 	if err := s.Store.validate(); err != nil {
+		return err
+	}
+	if err := s.Process.validate(); err != nil {
 		return err
 	}
 	if _, err := parseLevel(s.LogLevel); err != nil {

@@ -319,7 +319,24 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		fr.Close()
 		return res, err
 	}
-	c, err := crawl.New(ccfg, crawl.Deps{Frontier: fr, Fetcher: fetcher, Archive: arch, Logger: log})
+	procs, err := newProcessors(s, s.goProcessors, log) // processors.go
+	if err != nil {
+		arch.Close()
+		fr.Close()
+		return res, err
+	}
+	evs, err := openEvents(s)
+	if err != nil {
+		arch.Close()
+		fr.Close()
+		return res, err
+	}
+	deps := crawl.Deps{Frontier: fr, Fetcher: fetcher, Archive: arch, Logger: log, Processors: procs.runner}
+	if evs != nil {
+		deps.Events = evs
+		defer evs.Close() // a no-op after the close in the shutdown order below
+	}
+	c, err := crawl.New(ccfg, deps)
 	if err != nil {
 		arch.Close()
 		fr.Close()
@@ -331,6 +348,9 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		return res, err
 	}
 	metrics := []func(prometheus.Registerer) error{c.RegisterMetrics, fr.RegisterMetrics, arch.RegisterMetrics, fetcher.RegisterMetrics}
+	if procs.runner != nil {
+		metrics = append(metrics, procs.runner.RegisterMetrics)
+	}
 	if ws != nil {
 		metrics = append(metrics, ws.up.RegisterMetrics)
 	}
@@ -348,7 +368,9 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		ws.start(ctx, c) // uploads WARC files as they complete, and those an earlier run left
 	}
 	stopProgress := term.progress(c.Stats, log)
+	stopProcs := procs.start(ctx)
 	runErr := c.Run(ctx)
+	stopProcs() // no worker calls them any more
 	stopProgress()
 	stopAdmin() // before the archive and frontier close under it
 	res.Stats = c.Stats()
@@ -356,6 +378,9 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	// Shutdown order: the archive (its records are what the state points
 	// at), then the frontier (it snapshots the seen-set).
 	closeErr := errors.Join(arch.Close(), fr.Close())
+	if evs != nil {
+		closeErr = errors.Join(closeErr, evs.Close())
+	}
 	if ws != nil {
 		// Then the uploads: the last WARC file and every index are complete.
 		closeErr = errors.Join(closeErr, ws.stop())
