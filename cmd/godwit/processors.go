@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -109,6 +111,7 @@ type processors struct {
 func newProcessors(s crawlSettings, extra []process.Processor, log *slog.Logger) (*processors, error) {
 	ps := &processors{}
 	var list []process.Processor
+	names := map[string]int{}
 	for _, spec := range s.Process.Processors {
 		argv, err := execCommand(spec)
 		if err != nil {
@@ -122,7 +125,14 @@ func newProcessors(s crawlSettings, extra []process.Processor, log *slog.Logger)
 		if budget == 0 {
 			budget = defaultProcessorBudget
 		}
+		// Named after the program, and numbered when it runs twice
+		// (two scripts under one interpreter).
+		name := "exec:" + filepath.Base(argv[0])
+		if names[name]++; names[name] > 1 {
+			name += "#" + strconv.Itoa(names[name])
+		}
 		e, err := process.NewExec(process.ExecConfig{
+			Name:     name,
 			Command:  argv,
 			InFlight: s.Process.InFlight,
 			Timeout:  budget,

@@ -20,6 +20,9 @@ import (
 type ExecConfig struct {
 	// Command is the child's argv: program and arguments.
 	Command []string
+	// Name names the processor; default "exec:" and the program's base
+	// name.
+	Name string
 	// InFlight bounds the pages sent to the child and not yet answered;
 	// a page beyond it waits (within its timeout). Default 8.
 	InFlight int
@@ -88,7 +91,10 @@ func NewExec(cfg ExecConfig) (*Exec, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	name := "exec:" + filepath.Base(cfg.Command[0])
+	name := cfg.Name
+	if name == "" {
+		name = "exec:" + filepath.Base(cfg.Command[0])
+	}
 	return &Exec{
 		cfg:     cfg,
 		name:    name,
@@ -98,7 +104,7 @@ func NewExec(cfg ExecConfig) (*Exec, error) {
 	}, nil
 }
 
-// Name implements Processor: "exec:" and the program's base name.
+// Name implements Processor.
 func (e *Exec) Name() string { return e.name }
 
 // Restarts is how many times a child was started again after the first.
