@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/godwit-crawler/godwit/internal/events"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
 	"github.com/godwit-crawler/godwit/internal/process"
@@ -281,5 +283,41 @@ func TestProcessorFailuresCostNoPage(t *testing.T) {
 	// The first child answers two pages; the rest come from the next.
 	if hung <= 2 || hung >= len(pages) {
 		t.Errorf("%d of %d pages annotated by the processor that hung once, want more than 2 (restarted) and not all", hung, len(pages))
+	}
+}
+
+func TestProcessorFlags(t *testing.T) {
+	parse := func(args ...string) (crawlSettings, error) {
+		var f crawlFlags
+		fs := pflag.NewFlagSet("crawl", pflag.ContinueOnError)
+		f.register(fs)
+		if err := fs.Parse(args); err != nil {
+			return crawlSettings{}, err
+		}
+		return f.settings(fs, fs.Args())
+	}
+	s, err := parse("--processor", "structured", "--processor", "exec:python3 examples/processors/wordcount.py --min 3",
+		"--events", "jsonl:/tmp/ev.jsonl", "--processor-timeout", "2s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Process.Processors) != 2 || s.Process.Processors[1] != "exec:python3 examples/processors/wordcount.py --min 3" ||
+		s.Process.Events != "jsonl:/tmp/ev.jsonl" || s.Process.Budget != 2*time.Second {
+		t.Errorf("settings = %+v", s.Process)
+	}
+	argv, _ := execCommand(s.Process.Processors[1])
+	if len(argv) != 4 || argv[0] != "python3" || argv[3] != "3" {
+		t.Errorf("execCommand = %q", argv)
+	}
+	for _, bad := range [][]string{
+		{"--processor", "language"},
+		{"--processor", "exec:  "},
+		{"--events", "nats://localhost/pages"},
+		{"--events", "jsonl:"},
+		{"--processor-timeout", "-1s"},
+	} {
+		if _, err := parse(bad...); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
 	}
 }
