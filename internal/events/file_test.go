@@ -16,7 +16,7 @@ import (
 func page(i int) crawl.PageEvent {
 	return crawl.PageEvent{
 		URL: "http://a.test/" + strconv.Itoa(i), Status: 200, Time: time.Date(2026, 11, 25, 1, 0, i, 0, time.UTC),
-		SimHash: 0xabc, HasSimHash: true, Title: "t",
+		SimHash: 0xabc, HasSimHash: true, Title: "t", ContentType: "text/html",
 		Capture:     crawl.Capture{File: "f.warc.gz", Offset: int64(i * 100), Length: 99, RecordID: "<urn:uuid:x>", Digest: "sha1:AAAA"},
 		Annotations: []process.Annotation{{Key: "lang", Value: "en"}},
 		Outlinks:    []string{"http://a.test/x"},
@@ -98,5 +98,45 @@ func TestOpenRefuses(t *testing.T) {
 	}
 	if _, err := Open(Config{Path: filepath.Join(t.TempDir(), "e"), MaxSize: -1}); err == nil {
 		t.Error("Open with a negative size: no error")
+	}
+}
+
+// TestSchemaMatchesEvent: docs/events.schema.json names exactly the
+// fields an Event has, and requires those never omitted.
+func TestSchemaMatchesEvent(t *testing.T) {
+	b, err := os.ReadFile("../../docs/events.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Required   []string                   `json:"required"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(b, &schema); err != nil {
+		t.Fatal(err)
+	}
+	full, err := json.Marshal(Encode(page(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]json.RawMessage
+	json.Unmarshal(full, &fields)
+	for k := range fields {
+		if _, ok := schema.Properties[k]; !ok {
+			t.Errorf("event field %q not in the schema", k)
+		}
+	}
+	for k := range schema.Properties {
+		if _, ok := fields[k]; !ok {
+			t.Errorf("schema property %q not in a full event", k)
+		}
+	}
+	minimal, _ := json.Marshal(Encode(crawl.PageEvent{}))
+	fields = nil
+	json.Unmarshal(minimal, &fields)
+	for _, k := range schema.Required {
+		if _, ok := fields[k]; !ok {
+			t.Errorf("required %q is omitted from an empty event", k)
+		}
 	}
 }
