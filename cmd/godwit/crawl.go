@@ -25,6 +25,7 @@ import (
 	"github.com/godwit-crawler/godwit/internal/admin"
 	"github.com/godwit-crawler/godwit/internal/archive"
 	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/events"
 	"github.com/godwit-crawler/godwit/internal/fetch"
 	"github.com/godwit-crawler/godwit/internal/frontier"
 	"github.com/godwit-crawler/godwit/internal/politeness"
@@ -331,9 +332,16 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		fr.Close()
 		return res, err
 	}
-	deps := crawl.Deps{Frontier: fr, Fetcher: fetcher, Archive: arch, Logger: log, Processors: procs.runner}
+	pages, err := events.OpenIndex(fr.Store()) // the admin API's pages (pages.go)
+	if err != nil {
+		arch.Close()
+		fr.Close()
+		return res, failure{err}
+	}
+	deps := crawl.Deps{Frontier: fr, Fetcher: fetcher, Archive: arch, Logger: log, Processors: procs.runner,
+		Events: teeEvents{pages}}
 	if evs != nil {
-		deps.Events = evs
+		deps.Events = teeEvents{pages, evs}
 		defer evs.Close() // a no-op after the close in the shutdown order below
 	}
 	c, err := crawl.New(ccfg, deps)
@@ -354,7 +362,9 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	if ws != nil {
 		metrics = append(metrics, ws.up.RegisterMetrics)
 	}
-	stopAdmin, err := startAdmin(ctx, s, newBackend(c, fr, arch, ccfg.URL), log, metrics...)
+	be := newBackend(c, fr, arch, ccfg.URL)
+	be.pages = pages
+	stopAdmin, err := startAdmin(ctx, s, be, log, metrics...)
 	if err != nil {
 		arch.Close()
 		fr.Close()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/events"
 	"github.com/godwit-crawler/godwit/internal/process"
 )
@@ -187,4 +188,17 @@ func openEvents(s crawlSettings) (*events.File, error) {
 		return nil, err
 	}
 	return events.Open(events.Config{Path: path, MaxSize: s.Process.EventsMaxSize})
+}
+
+// teeEvents sends each page event to every sink, in order, and stops at
+// the first that fails.
+type teeEvents []crawl.Events
+
+func (t teeEvents) Page(ctx context.Context, e crawl.PageEvent) error {
+	for _, s := range t {
+		if err := s.Page(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
 }

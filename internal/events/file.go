@@ -176,6 +176,8 @@ func (f *File) Close() error {
 
 // Event is one line of the events file (docs/events.schema.json).
 type Event struct {
+	// ID numbers the page in the store's index (Index); never in a file.
+	ID          uint64            `json:"id,omitempty"`
 	Event       string            `json:"event"` // "page"
 	URL         string            `json:"url"`
 	Status      int               `json:"status"`
