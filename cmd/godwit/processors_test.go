@@ -321,3 +321,50 @@ func TestProcessorFlags(t *testing.T) {
 		}
 	}
 }
+
+// steer is a Go processor that keeps every page's links from being
+// followed and, on a host's home page, queues /p/5 (relative) and a URL
+// out of scope.
+type steer struct{}
+
+func (steer) Name() string { return "steer" }
+func (steer) Process(_ context.Context, p *process.Page) (process.Verdict, error) {
+	v := process.Verdict{SkipLinks: true}
+	if strings.HasSuffix(p.URL, "/") {
+		v.Links = []string{"p/5", "http://elsewhere.example/"}
+	}
+	return v, nil
+}
+
+// TestProcessorSteersDiscovery: a processor's "skip links" keeps a page's
+// links from being followed, and the links it adds are queued through the
+// discovery chain (resolved against the page, scope applied): the web
+// sees exactly each host's home page and /p/5.
+func TestProcessorSteersDiscovery(t *testing.T) {
+	web, addr := startWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 20, Seed: 4})
+	s := testSettings(t, addr)
+	s.Delay = 5 * time.Millisecond
+	s.goProcessors = []process.Processor{steer{}}
+	crawlInProcess(t, s, web.Seeds())
+	got := map[string]bool{}
+	for _, rq := range web.Requests() {
+		if rq.Path != "/robots.txt" {
+			got[rq.RawURL] = true
+		}
+	}
+	want := map[string]bool{}
+	for _, seed := range web.Seeds() {
+		want[seed] = true
+		want[strings.TrimSuffix(seed, "/")+"/p/5"] = true
+	}
+	for u := range got {
+		if !want[u] {
+			t.Errorf("fetched %s: not the home page nor the processor's link", u)
+		}
+	}
+	for u := range want {
+		if !got[u] {
+			t.Errorf("%s not fetched", u)
+		}
+	}
+}
