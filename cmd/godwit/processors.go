@@ -111,6 +111,10 @@ type processors struct {
 // processors); it starts nothing.
 func newProcessors(s crawlSettings, extra []process.Processor, log *slog.Logger) (*processors, error) {
 	ps := &processors{}
+	budget := s.Process.Budget
+	if budget == 0 {
+		budget = defaultProcessorBudget
+	}
 	var list []process.Processor
 	names := map[string]int{}
 	for _, spec := range s.Process.Processors {
@@ -121,10 +125,6 @@ func newProcessors(s crawlSettings, extra []process.Processor, log *slog.Logger)
 		if argv == nil {
 			list = append(list, process.Structured{})
 			continue
-		}
-		budget := s.Process.Budget
-		if budget == 0 {
-			budget = defaultProcessorBudget
 		}
 		// Named after the program, and numbered when it runs twice
 		// (two scripts under one interpreter).
@@ -151,7 +151,7 @@ func newProcessors(s crawlSettings, extra []process.Processor, log *slog.Logger)
 	}
 	// The runner's budget is a backstop: an exec: processor enforces its
 	// own timeout (the same), queueing included.
-	r, err := process.NewRunner(list, process.Options{Budget: s.Process.Budget + time.Second, Logger: log})
+	r, err := process.NewRunner(list, process.Options{Budget: budget + time.Second, Logger: log})
 	if err != nil {
 		return nil, err
 	}
