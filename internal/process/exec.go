@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,7 +56,6 @@ type Exec struct {
 	stopped bool
 
 	timeouts atomic.Int64 // consecutive
-	restarts atomic.Int64
 }
 
 var _ Processor = (*Exec)(nil)
@@ -106,9 +104,6 @@ func NewExec(cfg ExecConfig) (*Exec, error) {
 
 // Name implements Processor.
 func (e *Exec) Name() string { return e.name }
-
-// Restarts is how many times a child was started again after the first.
-func (e *Exec) Restarts() int64 { return e.restarts.Load() }
 
 // Request is one line sent to an external processor.
 type Request struct {
@@ -232,10 +227,7 @@ func (e *Exec) timedOut(ctx context.Context, what string) error {
 // little for it to exit, and kills it.
 func (e *Exec) Run(ctx context.Context) error {
 	backoff := e.cfg.BackoffMin
-	for started := 0; ; started++ {
-		if started > 0 {
-			e.restarts.Add(1)
-		}
+	for {
 		began := time.Now()
 		c, err := e.start()
 		if err != nil {
@@ -453,16 +445,4 @@ func (c *child) stop() {
 	}
 	c.kill()
 	<-c.done
-}
-
-// String describes the config's command, for logs.
-func (cfg ExecConfig) String() string {
-	s := ""
-	for i, a := range cfg.Command {
-		if i > 0 {
-			s += " "
-		}
-		s += strconv.Quote(a)
-	}
-	return s
 }
