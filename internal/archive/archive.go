@@ -146,8 +146,9 @@ func New(cfg warc.WriterConfig, o Options) (*Archive, error) {
 // or, for a payload identical to an earlier capture's, a revisit record
 // referring to that capture's response, then a metadata record with the
 // page's outlinks, text fingerprint, near-duplicate, robots signals,
-// processors' annotations and timing. It returns the location of the response (or revisit) record
-// once the records are on stable storage. When d.OmitBody, or when the
+// processors' annotations and timing. It returns the location of the
+// response (or revisit) record, and its payload digest, once the records
+// are on stable storage. When d.OmitBody, or when the
 // near-duplicate policy skips the page, the response record holds the
 // HTTP header only, marked WARC-Truncated: unspecified, without a payload
 // digest.

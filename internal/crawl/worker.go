@@ -260,7 +260,9 @@ func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) readin
 			break
 		}
 		rd.simhash, rd.hasSimHash, rd.title = fp, hasFP, doc.Title
-		rd.body, rd.encoding = body, doc.Encoding
+		if c.procs != nil && c.procs.Len() > 0 {
+			rd.body, rd.encoding = body, doc.Encoding // kept only for them
+		}
 		rd.signals = rd.signals.Merge(doc.Robots)
 		if rd.signals.NoFollow {
 			c.stats.nofollowPages.Add(1)
