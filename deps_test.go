@@ -24,6 +24,7 @@ var layers = map[string]string{
 
 	"internal/frontier":          "adapter",
 	"internal/archive":           "adapter",
+	"internal/events":            "adapter",
 	"internal/admin":             "adapter",
 	"internal/cluster":           "adapter",
 	"internal/cluster/jetstream": "adapter",
@@ -44,6 +45,7 @@ var layers = map[string]string{
 	"internal/datadir":    "leaf",
 	"internal/blob":       "leaf",
 	"internal/upload":     "leaf",
+	"internal/process":    "leaf",
 
 	"internal/crawltest": "testsupport",
 	"internal/fakeweb":   "testsupport",

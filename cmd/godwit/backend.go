@@ -10,6 +10,7 @@ import (
 	"github.com/godwit-crawler/godwit/internal/admin"
 	"github.com/godwit-crawler/godwit/internal/archive"
 	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/events"
 	"github.com/godwit-crawler/godwit/internal/frontier"
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
@@ -20,6 +21,7 @@ type backend struct {
 	crawler  *crawl.Crawler
 	frontier *frontier.Frontier
 	archive  *archive.Archive
+	pages    *events.Index // nil: no pages API (pages.go)
 	canon    *urlnorm.Canonicalizer
 	started  time.Time
 	now      func() time.Time

@@ -134,6 +134,9 @@ func BenchmarkCrawlThroughput(b *testing.B) {
 // GODWIT_BENCH_CRAWLER to another godwit binary (a baseline build) to
 // measure that crawler against the same web; the fakeweb process is always
 // this tree's build. fakeweb-cpu-ms/page is the simulated web's share.
+// benchProcessorArgs adds content processors and page events. An exec:
+// processor's CPU is in the crawler's: the crawler waits for its child,
+// and a process's rusage includes its waited-for children's.
 func BenchmarkCrawlBinary(b *testing.B) {
 	bin := benchBinary(b)
 	crawler := bin
@@ -149,6 +152,7 @@ func BenchmarkCrawlBinary(b *testing.B) {
 		cmd := exec.Command(crawler, "crawl", "--proxy", "http://"+addr, "--seeds", seeds,
 			"--delay", benchDelay.String(), "--workers", strconv.Itoa(benchWorkers),
 			"--data", filepath.Join(dir, "data"), "--admin", "off")
+		cmd.Args = append(cmd.Args, benchProcessorArgs(dir)...)
 		cmd.Env = append(os.Environ(), "HTTP_PROXY=", "http_proxy=")
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -165,6 +169,23 @@ func BenchmarkCrawlBinary(b *testing.B) {
 	}
 	sum.report(b)
 	b.ReportMetric(float64(webCPU.Microseconds())/1e3/float64(sum.unique), "fakeweb-cpu-ms/page")
+}
+
+// benchProcessorArgs are the processor and events flags the environment
+// asks BenchmarkCrawlBinary to add: GODWIT_BENCH_PROCESSORS, processor
+// specs separated by ";" ("structured;exec:python3 x.py"), and
+// GODWIT_BENCH_EVENTS=1, page events to a file in dir.
+func benchProcessorArgs(dir string) []string {
+	var args []string
+	for spec := range strings.SplitSeq(os.Getenv("GODWIT_BENCH_PROCESSORS"), ";") {
+		if spec = strings.TrimSpace(spec); spec != "" {
+			args = append(args, "--processor", spec)
+		}
+	}
+	if os.Getenv("GODWIT_BENCH_EVENTS") == "1" {
+		args = append(args, "--events", "jsonl:"+filepath.Join(dir, "events.jsonl"))
+	}
+	return args
 }
 
 // benchSum adds up the runs of a whole-crawl benchmark.

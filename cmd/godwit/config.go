@@ -20,6 +20,7 @@ import (
 	"github.com/godwit-crawler/godwit/internal/fetch"
 	"github.com/godwit-crawler/godwit/internal/freshness"
 	"github.com/godwit-crawler/godwit/internal/frontier"
+	"github.com/godwit-crawler/godwit/internal/process"
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
@@ -68,6 +69,8 @@ type crawlSettings struct {
 	Store storeSettings `yaml:"store"`
 	// Cluster joins a crawl across several nodes (cluster.go).
 	Cluster clusterSettings `yaml:"cluster"`
+	// Process are the content processors and page events (processors.go).
+	Process processorSettings `yaml:"processing"`
 
 	// URL identity, scope rules and trap defences: see the "URLs, scope
 	// and traps" block at the end of this file.
@@ -85,6 +88,8 @@ type crawlSettings struct {
 	proxyEnv fetch.ProxyEnv
 	// resolver replaces the system resolver; tests set it.
 	resolver fetch.Resolver
+	// goProcessors run after those Process names; tests set them.
+	goProcessors []process.Processor
 	// adminExplicit: --admin was given, so failing to bind it is an error
 	// (the default address may be taken by another crawl: a warning).
 	adminExplicit bool
@@ -184,7 +189,12 @@ func defaultSettings() crawlSettings {
 			Backoff:    time.Minute,
 			BackoffMax: time.Hour,
 		},
-		WARC:  warcSettings{Prefix: "godwit", MaxSize: 1 << 30, Digest: "sha1"},
+		WARC: warcSettings{Prefix: "godwit", MaxSize: 1 << 30, Digest: "sha1"},
+		Process: processorSettings{
+			Budget:        defaultProcessorBudget,
+			InFlight:      8,
+			EventsMaxSize: 64 << 20,
+		},
 		Order: "importance",
 		Recrawl: recrawlSettings{
 			Policy:      "optimal",
@@ -258,6 +268,7 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.s.Order, "order", d.Order, "how each host's queue is served: importance (OPIC) or breadth-first")
 	f.registerStore(fs)
 	f.registerCluster(fs)
+	f.registerProcessors(fs)
 }
 
 // settings merges defaults, the config file and the flags that were set.
@@ -303,6 +314,7 @@ func (f *crawlFlags) settingsOver(s crawlSettings, fs *pflag.FlagSet, args []str
 	set("order", func() { s.Order = f.s.Order })
 	f.applyStore(fs, &s)
 	f.applyCluster(fs, &s)
+	f.applyProcessors(fs, &s)
 	s.Seeds = append(s.Seeds, args...)
 	return s, s.validate()
 }
@@ -343,6 +355,9 @@ func (s crawlSettings) validate() error {
 		return err
 	}
 	if err := s.Cluster.validate(); err != nil {
+		return err
+	}
+	if err := s.Process.validate(); err != nil {
 		return err
 	}
 	if _, err := parseLevel(s.LogLevel); err != nil {

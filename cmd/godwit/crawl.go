@@ -28,6 +28,7 @@ import (
 	"github.com/godwit-crawler/godwit/internal/admin"
 	"github.com/godwit-crawler/godwit/internal/archive"
 	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/events"
 	"github.com/godwit-crawler/godwit/internal/fetch"
 	"github.com/godwit-crawler/godwit/internal/frontier"
 	"github.com/godwit-crawler/godwit/internal/politeness"
@@ -333,6 +334,24 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		fr.Close()
 		return res, err
 	}
+	procs, err := newProcessors(s, s.goProcessors, log) // processors.go
+	if err != nil {
+		arch.Close()
+		fr.Close()
+		return res, err
+	}
+	evs, err := openEvents(s)
+	if err != nil {
+		arch.Close()
+		fr.Close()
+		return res, err
+	}
+	pages, err := events.OpenIndex(fr.Store()) // the admin API's pages (pages.go)
+	if err != nil {
+		arch.Close()
+		fr.Close()
+		return res, failure{err}
+	}
 	var front crawl.Frontier = fr
 	var cn *clusterNode
 	if s.Cluster.URL != "" {
@@ -343,7 +362,13 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		}
 		front = cn.node
 	}
-	c, err := crawl.New(ccfg, crawl.Deps{Frontier: front, Fetcher: fetcher, Archive: arch, Logger: log})
+	deps := crawl.Deps{Frontier: front, Fetcher: fetcher, Archive: arch, Logger: log, Processors: procs.runner,
+		Events: teeEvents{pages}}
+	if evs != nil {
+		deps.Events = teeEvents{pages, evs}
+		defer evs.Close() // a no-op after the close in the shutdown order below
+	}
+	c, err := crawl.New(ccfg, deps)
 	if err != nil {
 		if cn != nil {
 			cn.stop()
@@ -360,10 +385,15 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		return res, err
 	}
 	metrics := []func(prometheus.Registerer) error{c.RegisterMetrics, fr.RegisterMetrics, arch.RegisterMetrics, fetcher.RegisterMetrics}
+	if procs.runner != nil {
+		metrics = append(metrics, procs.runner.RegisterMetrics)
+	}
 	if ws != nil {
 		metrics = append(metrics, ws.up.RegisterMetrics)
 	}
-	stopAdmin, err := startAdmin(ctx, s, newBackend(c, fr, arch, ccfg.URL), log, metrics...)
+	be := newBackend(c, fr, arch, ccfg.URL)
+	be.pages = pages
+	stopAdmin, err := startAdmin(ctx, s, be, log, metrics...)
 	if err != nil {
 		arch.Close()
 		fr.Close()
@@ -377,7 +407,9 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		ws.start(ctx, c) // uploads WARC files as they complete, and those an earlier run left
 	}
 	stopProgress := term.progress(c.Stats, log)
+	stopProcs := procs.start(ctx)
 	runErr := c.Run(ctx)
+	stopProcs() // no worker calls them any more
 	stopProgress()
 	stopAdmin() // before the archive and frontier close under it
 	var clusterErr error
@@ -392,6 +424,9 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	// Shutdown order: the archive (its records are what the state points
 	// at), then the frontier (it snapshots the seen-set).
 	closeErr := errors.Join(clusterErr, arch.Close(), fr.Close())
+	if evs != nil {
+		closeErr = errors.Join(closeErr, evs.Close())
+	}
 	if ws != nil {
 		// Then the uploads: the last WARC file and every index are complete.
 		closeErr = errors.Join(closeErr, ws.stop())

@@ -145,9 +145,10 @@ func New(cfg warc.WriterConfig, o Options) (*Archive, error) {
 // Record archives one exchange: a request record, then a response record
 // or, for a payload identical to an earlier capture's, a revisit record
 // referring to that capture's response, then a metadata record with the
-// page's outlinks, text fingerprint, near-duplicate, robots signals and
-// timing. It returns the location of the response (or revisit) record
-// once the records are on stable storage. When d.OmitBody, or when the
+// page's outlinks, text fingerprint, near-duplicate, robots signals,
+// processors' annotations and timing. It returns the location of the
+// response (or revisit) record, and its payload digest, once the records
+// are on stable storage. When d.OmitBody, or when the
 // near-duplicate policy skips the page, the response record holds the
 // HTTP header only, marked WARC-Truncated: unspecified, without a payload
 // digest.
@@ -240,6 +241,9 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, 
 		}
 	}
 	c := crawl.Capture{File: loc.File, Offset: loc.Offset, Length: loc.Length, RecordID: respID, Date: date}
+	if !omit || revisit {
+		c.Digest = payloadDigest
+	}
 	if notModified {
 		// What the content is in is still the original response.
 		c = *d.NotModified
@@ -399,10 +403,10 @@ const maxOutlinks = 10_000
 // applied and what was done, and the fetch timing. Nil when there is
 // nothing to say beyond timing (robots.txt, non-HTML files).
 func metadataRecord(resp *fetch.Response, respID string, d crawl.Decision, omitted bool, near original, dist int, isNear bool) *warc.Record {
-	if len(d.Signals) == 0 && len(d.Outlinks) == 0 && !d.HasSimHash && d.Title == "" {
+	if len(d.Signals) == 0 && len(d.Outlinks) == 0 && !d.HasSimHash && d.Title == "" && len(d.Annotations) == 0 {
 		return nil
 	}
-	fields := make([]warc.Field, 0, 8+len(d.Signals)+min(len(d.Outlinks), maxOutlinks))
+	fields := make([]warc.Field, 0, 8+len(d.Signals)+len(d.Annotations)+min(len(d.Outlinks), maxOutlinks))
 	add := func(name, value string) {
 		if !strings.ContainsAny(value, "\r\n\x00") {
 			fields = append(fields, warc.Field{Name: name, Value: value})
@@ -441,6 +445,9 @@ func metadataRecord(resp *fetch.Response, respID string, d crawl.Decision, omitt
 		} else {
 			add("near-duplicate-action", "payload archived")
 		}
+	}
+	for _, a := range d.Annotations {
+		add("annotation", a.Key+"="+a.Value)
 	}
 	for i, l := range d.Outlinks {
 		if i == maxOutlinks {

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/godwit-crawler/godwit/internal/process"
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
@@ -20,8 +21,12 @@ type Deps struct {
 	Frontier Frontier
 	Fetcher  Fetcher
 	Archive  Archive
-	Logger   *slog.Logger
-	Now      func() time.Time
+	// Processors run over every page fetched and archived; nil: none.
+	Processors *process.Runner
+	// Events receives a PageEvent per page archived; nil: none.
+	Events Events
+	Logger *slog.Logger
+	Now    func() time.Time
 }
 
 // Crawler runs the worker loop over a frontier.
@@ -30,6 +35,8 @@ type Crawler struct {
 	frontier Frontier
 	fetcher  Fetcher
 	archive  Archive
+	procs    *process.Runner // nil: none
+	events   Events          // nil: none
 	log      *slog.Logger
 	now      func() time.Time
 	scope    *scope
@@ -71,6 +78,8 @@ func New(cfg Config, d Deps) (*Crawler, error) {
 		frontier: d.Frontier,
 		fetcher:  d.Fetcher,
 		archive:  d.Archive,
+		procs:    d.Processors,
+		events:   d.Events,
 		log:      d.Logger,
 		now:      d.Now,
 		scope:    newScope(cfg),

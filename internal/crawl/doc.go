@@ -7,7 +7,9 @@
 //	lease := frontier.Next()            // blocks until some host may be touched
 //	robots gate                          // robots.txt first, then obey it
 //	resp := fetcher.Fetch()              // one request, captured for the archive
+//	processors.Run(page)                 // annotations, extra links (processors.go)
 //	archive.Record(resp)                 // WARC request + response
+//	events.Page(event)                   // downstream systems, at least once
 //	links := discover(extract(resp))     // the chain of link filters (discover.go)
 //	settle(links)                        // alias learning, the seen-set (frontier.Add)
 //	frontier.Complete(lease, outcome)
@@ -25,7 +27,7 @@
 // lease, so the host's delay applies to all of them.
 //
 // The package imports only leaf packages (urlnorm, robots, extract,
-// politeness) and fetch's value types. Adapters (frontier, archive) import
+// politeness, process) and fetch's value types. Adapters (frontier, archive) import
 // crawl, never the reverse; cmd/godwit wires them. A Crawler is used by one
 // Run at a time; Stats and Seeds may be read concurrently.
 //

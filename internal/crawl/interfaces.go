@@ -3,8 +3,10 @@ package crawl
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/godwit-crawler/godwit/internal/fetch"
+	"github.com/godwit-crawler/godwit/internal/process"
 )
 
 // Decision is what the worker learnt about a page that the archive
@@ -26,6 +28,9 @@ type Decision struct {
 	HasSimHash bool
 	// Title is the page's <title>, when it has one.
 	Title string
+	// Annotations are what the content processors said about the page
+	// (process.Runner), sorted by key; the metadata record keeps them.
+	Annotations []process.Annotation
 	// NotModified, for a 304 answer to a conditional request, is the
 	// capture whose content the server says is still current: the
 	// archive writes a server-not-modified revisit referring to it.
@@ -91,4 +96,30 @@ type Archive interface {
 	Record(ctx context.Context, t Task, resp *fetch.Response, d Decision) (Capture, error)
 	// Load reads an archived response back (status, header, body as received).
 	Load(ctx context.Context, c Capture) (*fetch.Response, error)
+}
+
+// Events receives one PageEvent per page archived (robots.txt and replays
+// excluded), after its records are on stable storage and before its lease
+// completes: a crash between the two sends the event again when the page
+// is fetched again (at least once). Implementations are safe for
+// concurrent use.
+type Events interface {
+	Page(ctx context.Context, e PageEvent) error
+}
+
+// PageEvent describes one archived page for downstream systems.
+type PageEvent struct {
+	URL         string
+	Status      int
+	Time        time.Time // when the request started (the WARC-Date)
+	Depth       int
+	ContentType string
+	Title       string
+	SimHash     uint64
+	HasSimHash  bool
+	// Capture is where the response (or revisit) record is; its Digest
+	// is the payload digest.
+	Capture     Capture
+	Annotations []process.Annotation
+	Outlinks    []string
 }

@@ -82,6 +82,9 @@ type Capture struct {
 	Length   int64
 	RecordID string    // "" in captures stored before it was kept
 	Date     time.Time // zero likewise
+	// Digest is the response's payload digest (WARC-Payload-Digest) as
+	// Archive.Record returns it; the frontier does not keep it.
+	Digest string
 }
 
 // Lease is the frontier's grant to make (at most) one request to Task.Host.

@@ -112,6 +112,7 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 		d.Outlinks = append(d.Outlinks, cand.raw)
 	}
 	d.SimHash, d.HasSimHash, d.Title = rd.simhash, rd.hasSimHash, rd.title
+	c.runProcessors(ctx, t, resp, &rd, &d) // processors.go
 	if resp.Status == http.StatusNotModified {
 		d.NotModified = t.Prior // archived as a revisit of the capture it confirms
 	}
@@ -119,6 +120,10 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 	if err != nil {
 		// Without the archive there is no point fetching: stop the crawl,
 		// keep the task for the next run.
+		return Outcome{Disposition: Requeue, Requested: true, End: resp.End}, nil, err
+	}
+	if err := c.emit(ctx, t, resp, d, capture); err != nil {
+		// As for the archive: stop, and fetch the page again next run.
 		return Outcome{Disposition: Requeue, Requested: true, End: resp.End}, nil, err
 	}
 	out := Outcome{Disposition: Done, Capture: &capture}
@@ -223,6 +228,10 @@ type reading struct {
 	simhash    uint64
 	hasSimHash bool
 	title      string
+	// body is an HTML page as decoded (content coding), in encoding,
+	// for the processors.
+	body     []byte
+	encoding string
 }
 
 // decision is what the archive should do with the response.
@@ -256,11 +265,14 @@ func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) readin
 		c.stats.sitemaps.Add(1)
 		rd.cands = c.sitemapLinks(t, resp)
 	case s >= 200 && s < 300 && resp.IsHTML():
-		doc, fp, hasFP := c.parseHTML(ctx, t, resp)
+		doc, body, fp, hasFP := c.parseHTML(ctx, t, resp)
 		if doc == nil {
 			break
 		}
 		rd.simhash, rd.hasSimHash, rd.title = fp, hasFP, doc.Title
+		if c.procs != nil && c.procs.Len() > 0 {
+			rd.body, rd.encoding = body, doc.Encoding // kept only for them
+		}
 		rd.signals = rd.signals.Merge(doc.Robots)
 		if rd.signals.NoFollow {
 			c.stats.nofollowPages.Add(1)
@@ -302,21 +314,21 @@ func (c *Crawler) parseWeight(resp *fetch.Response) int64 {
 
 // parseHTML decodes and tokenizes an HTML response, and fingerprints its
 // visible text (hasFP is false for a page without text).
-func (c *Crawler) parseHTML(ctx context.Context, t Task, resp *fetch.Response) (doc *extract.Document, fp uint64, hasFP bool) {
+func (c *Crawler) parseHTML(ctx context.Context, t Task, resp *fetch.Response) (doc *extract.Document, body []byte, fp uint64, hasFP bool) {
 	if w := c.parseWeight(resp); w > 0 {
 		if err := c.parseMem.Acquire(ctx, w); err != nil {
-			return nil, 0, false // stopping
+			return nil, nil, 0, false // stopping
 		}
 		defer c.parseMem.Release(w)
 	}
 	body, err := c.fetcher.Decode(resp)
 	if err != nil && len(body) == 0 {
 		c.log.Info("cannot decode body", "url", t.URL, "err", err)
-		return nil, 0, false
+		return nil, nil, 0, false
 	}
 	page, err := parseURL(t.URL)
 	if err != nil {
-		return nil, 0, false
+		return nil, nil, 0, false
 	}
 	// One pass over the page for its links, meta and title and, for the
 	// SimHash, its visible text (boilerplate-light, in the encoding the
@@ -329,12 +341,12 @@ func (c *Crawler) parseHTML(ctx context.Context, t Task, resp *fetch.Response) (
 	})
 	if err != nil {
 		c.log.Info("link extraction failed", "url", t.URL, "err", err)
-		return doc, 0, false
+		return doc, body, 0, false
 	}
 	if s := text.String(); s != "" {
 		fp, hasFP = simhash.Fingerprint(s), true
 	}
-	return doc, fp, hasFP
+	return doc, body, fp, hasFP
 }
 
 // replay processes an archived response again for a URL whose depth

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/events"
+	"github.com/godwit-crawler/godwit/internal/process"
+)
+
+// processorSettings are the content processors and the page events
+// (docs/processors.md).
+type processorSettings struct {
+	// Processors, in the order they run: "structured" (the built-in
+	// JSON-LD and OpenGraph processor) or "exec:CMD ARGS" (an external
+	// processor; the command is split on spaces).
+	Processors []string `yaml:"processors"`
+	// Budget is how long one processor may take over one page.
+	Budget time.Duration `yaml:"timeout"`
+	// InFlight bounds the pages in flight to each external processor.
+	InFlight int `yaml:"in_flight"`
+	// Events is where page events go: "jsonl:FILE" ("" none).
+	Events string `yaml:"events"`
+	// EventsMaxSize is the size past which the events file is rotated.
+	EventsMaxSize int64 `yaml:"events_max_size"`
+}
+
+const defaultProcessorBudget = 10 * time.Second
+
+func (f *crawlFlags) registerProcessors(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.s.Process.Processors, "processor", nil,
+		`content processor, repeatable, run in order: "structured" (JSON-LD and OpenGraph) or "exec:CMD ARGS" (JSON Lines over stdin/stdout)`)
+	fs.DurationVar(&f.s.Process.Budget, "processor-timeout", defaultProcessorBudget, "time one processor may take over one page")
+	fs.IntVar(&f.s.Process.InFlight, "processor-in-flight", 8, "pages in flight to each exec: processor")
+	fs.StringVar(&f.s.Process.Events, "events", "", `page events: "jsonl:FILE" (one JSON line per archived page, rotated)`)
+	fs.Int64Var(&f.s.Process.EventsMaxSize, "events-max-size", 64<<20, "size in bytes past which the events file is rotated")
+}
+
+func (f *crawlFlags) applyProcessors(fs *pflag.FlagSet, s *crawlSettings) {
+	set := func(name string, apply func()) {
+		if fs.Changed(name) {
+			apply()
+		}
+	}
+	set("processor", func() { s.Process.Processors = f.s.Process.Processors })
+	set("processor-timeout", func() { s.Process.Budget = f.s.Process.Budget })
+	set("processor-in-flight", func() { s.Process.InFlight = f.s.Process.InFlight })
+	set("events", func() { s.Process.Events = f.s.Process.Events })
+	set("events-max-size", func() { s.Process.EventsMaxSize = f.s.Process.EventsMaxSize })
+}
+
+func (p processorSettings) validate() error {
+	for _, spec := range p.Processors {
+		if _, err := execCommand(spec); err != nil {
+			return err
+		}
+	}
+	if p.Budget < 0 || p.InFlight < 0 || p.EventsMaxSize < 0 {
+		return errors.New("--processor-timeout, --processor-in-flight and --events-max-size must not be negative")
+	}
+	if p.Events != "" {
+		if _, err := eventsFile(p.Events); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// execCommand is the argv of an "exec:" processor spec; nil for a
+// built-in one.
+func execCommand(spec string) ([]string, error) {
+	switch {
+	case spec == "structured":
+		return nil, nil
+	case strings.HasPrefix(spec, "exec:"):
+		argv := strings.Fields(strings.TrimPrefix(spec, "exec:"))
+		if len(argv) == 0 {
+			return nil, fmt.Errorf("--processor %q: no command", spec)
+		}
+		return argv, nil
+	}
+	return nil, fmt.Errorf("--processor %q: want structured or exec:CMD ARGS", spec)
+}
+
+func eventsFile(spec string) (string, error) {
+	path, ok := strings.CutPrefix(spec, "jsonl:")
+	if !ok || path == "" {
+		return "", fmt.Errorf("--events %q: want jsonl:FILE", spec)
+	}
+	return path, nil
+}
+
+// processors are a crawl's content processors: the runner the workers
+// call, and the external ones, whose children start must run.
+type processors struct {
+	runner *process.Runner // nil: none
+	execs  []*process.Exec
+}
+
+// newProcessors builds the processors s names, then extra (tests' Go
+// processors); it starts nothing.
+func newProcessors(s crawlSettings, extra []process.Processor, log *slog.Logger) (*processors, error) {
+	ps := &processors{}
+	budget := s.Process.Budget
+	if budget == 0 {
+		budget = defaultProcessorBudget
+	}
+	var list []process.Processor
+	names := map[string]int{}
+	for _, spec := range s.Process.Processors {
+		argv, err := execCommand(spec)
+		if err != nil {
+			return nil, err
+		}
+		if argv == nil {
+			list = append(list, process.Structured{})
+			continue
+		}
+		// Named after the program, and numbered when it runs twice
+		// (two scripts under one interpreter).
+		name := "exec:" + filepath.Base(argv[0])
+		if names[name]++; names[name] > 1 {
+			name += "#" + strconv.Itoa(names[name])
+		}
+		e, err := process.NewExec(process.ExecConfig{
+			Name:     name,
+			Command:  argv,
+			InFlight: s.Process.InFlight,
+			Timeout:  budget,
+			Logger:   log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		ps.execs = append(ps.execs, e)
+		list = append(list, e)
+	}
+	list = append(list, extra...)
+	if len(list) == 0 {
+		return ps, nil
+	}
+	// The runner's budget is a backstop: an exec: processor enforces its
+	// own timeout (the same), queueing included.
+	r, err := process.NewRunner(list, process.Options{Budget: budget + time.Second, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	ps.runner = r
+	return ps, nil
+}
+
+// start starts the external processors' children; the returned function
+// stops them and returns once they are gone. They outlive ctx's
+// cancellation until stopped, so that the pages still in flight when a
+// crawl is told to stop are processed.
+func (ps *processors) start(ctx context.Context) (stop func()) {
+	if len(ps.execs) == 0 {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	for _, e := range ps.execs {
+		wg.Go(func() { e.Run(ctx) })
+	}
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
+// openEvents opens the events sink s names; nil for none.
+func openEvents(s crawlSettings) (*events.File, error) {
+	if s.Process.Events == "" {
+		return nil, nil
+	}
+	path, err := eventsFile(s.Process.Events)
+	if err != nil {
+		return nil, err
+	}
+	return events.Open(events.Config{Path: path, MaxSize: s.Process.EventsMaxSize})
+}
+
+// teeEvents sends each page event to every sink, in order, and stops at
+// the first that fails.
+type teeEvents []crawl.Events
+
+func (t teeEvents) Page(ctx context.Context, e crawl.PageEvent) error {
+	for _, s := range t {
+		if err := s.Page(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}

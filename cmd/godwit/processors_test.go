@@ -1,0 +1,370 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/godwit-crawler/godwit/internal/events"
+	"github.com/godwit-crawler/godwit/internal/fakeweb"
+	"github.com/godwit-crawler/godwit/internal/process"
+	"github.com/godwit-crawler/godwit/internal/warc"
+)
+
+// tagger is a Go processor that annotates every page it sees.
+type tagger struct{}
+
+func (tagger) Name() string { return "tagger" }
+func (tagger) Process(_ context.Context, p *process.Page) (process.Verdict, error) {
+	return process.Verdict{Annotations: map[string]string{"go": "yes", "go-status": strconv.Itoa(p.Status)}}, nil
+}
+
+// trouble is a Go processor that panics on every fourth page and hangs,
+// deaf to its context, on its 2nd and 9th until the test ends.
+type trouble struct {
+	n       atomic.Int64
+	release chan struct{}
+}
+
+func (*trouble) Name() string { return "trouble" }
+func (tr *trouble) Process(context.Context, *process.Page) (process.Verdict, error) {
+	switch i := tr.n.Add(1); {
+	case i%4 == 1:
+		panic("trouble: on purpose")
+	case i == 2 || i == 9:
+		<-tr.release
+	}
+	return process.Verdict{Annotations: map[string]string{"trouble": "survived"}}, nil
+}
+
+// shProcessor writes an external processor as a POSIX shell script using
+// builtins only: it answers every request with key=yes, after running
+// misbehave (shell code; $n is the request's number in this child's
+// life, $marker a file that survives restarts).
+func shProcessor(t *testing.T, key, misbehave string) string {
+	t.Helper()
+	dir := t.TempDir()
+	script := `marker="` + filepath.Join(dir, "marker") + `"
+n=0
+while IFS= read -r line; do
+  n=$((n+1))
+  ` + misbehave + `
+  id=${line#'{"id":'}
+  id=${id%%,*}
+  printf '{"id":%s,"annotations":{"` + key + `":"yes"}}\n' "$id"
+done
+`
+	path := filepath.Join(dir, key+".sh")
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return "exec:sh " + path
+}
+
+// warcPages reads every WARC file of a crawl: the response and revisit
+// records of pages (robots.txt excluded) by record ID, and the
+// annotations of each page's metadata record by the record it refers to.
+type warcPage struct {
+	uri, typ, digest string
+	file             string
+	annotations      map[string]string
+}
+
+func warcPages(t *testing.T, res crawlResult) map[string]*warcPage {
+	t.Helper()
+	pages := map[string]*warcPage{}
+	meta := map[string]map[string]string{}
+	for _, name := range res.WARCFiles {
+		fh, err := os.Open(filepath.Join(res.WARCDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := warc.NewReader(fh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			rec, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			h := &rec.Header
+			uri := h.Get(warc.FieldTargetURI)
+			switch rec.Type {
+			case warc.TypeResponse, warc.TypeRevisit:
+				if !strings.HasSuffix(uri, "/robots.txt") {
+					pages[h.Get(warc.FieldRecordID)] = &warcPage{uri: uri, typ: rec.Type, digest: h.Get(warc.FieldPayloadDigest), file: name}
+				}
+			case warc.TypeMetadata:
+				fields, err := warc.ParseFields(rec.Block)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ann := map[string]string{}
+				for _, f := range fields {
+					if f.Name == "annotation" {
+						k, v, _ := strings.Cut(f.Value, "=")
+						ann[k] = v
+					}
+				}
+				meta[h.Get(warc.FieldRefersTo)] = ann
+			}
+		}
+		fh.Close()
+	}
+	for id, p := range pages {
+		p.annotations = meta[id]
+	}
+	return pages
+}
+
+// readEvents reads the rotated events files, then the live one.
+func readEvents(t *testing.T, path string) (evs []events.Event, rotated int) {
+	t.Helper()
+	files, err := events.Rotated(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rotated = len(files)
+	for _, f := range append(files, path) {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			var e events.Event
+			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+				t.Fatalf("%s: %v: %s", f, err, sc.Text())
+			}
+			evs = append(evs, e)
+		}
+		fh.Close()
+	}
+	return evs, rotated
+}
+
+// readAt reads the record an event's WARC location points at.
+func readAt(t *testing.T, dir string, loc events.Location) *warc.Record {
+	t.Helper()
+	fh, err := os.Open(filepath.Join(dir, loc.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	rd, err := warc.NewReader(io.NewSectionReader(fh, loc.Offset, loc.Length))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := rd.Next()
+	if err != nil {
+		t.Fatalf("%s@%d: %v", loc.File, loc.Offset, err)
+	}
+	return rec
+}
+
+// TestProcessorsAnnotateAndEventsReadBack: a crawl with the built-in
+// structured processor, a Go processor and an exec: processor annotates
+// every page, in its metadata record and its event; the events file,
+// rotated, has one event per archived page, and each event's WARC
+// location reads back that page's record.
+func TestProcessorsAnnotateAndEventsReadBack(t *testing.T) {
+	web, addr := startWeb(t, fakeweb.Config{Hosts: 3, PagesPerHost: 15, Seed: 5})
+	s := testSettings(t, addr)
+	s.Delay = 5 * time.Millisecond
+	evPath := filepath.Join(t.TempDir(), "events", "pages.jsonl")
+	s.Process.Processors = []string{"structured", shProcessor(t, "sh", "")}
+	s.Process.Events = "jsonl:" + evPath
+	s.Process.EventsMaxSize = 8 << 10 // several files
+	s.goProcessors = []process.Processor{tagger{}}
+	res := crawlInProcess(t, s, web.Seeds())
+	checkReport(t, web.Report(fakeweb.Judge{Delay: s.Delay}))
+
+	pages := warcPages(t, res)
+	if len(pages) < 45 {
+		t.Fatalf("%d pages archived, want the whole web (45 or more)", len(pages))
+	}
+	for id, p := range pages {
+		if p.annotations["go"] != "yes" || p.annotations["sh"] != "yes" {
+			t.Errorf("%s (%s): metadata annotations %v, want go=yes and sh=yes", p.uri, id, p.annotations)
+		}
+	}
+
+	evs, rotated := readEvents(t, evPath)
+	if rotated == 0 {
+		t.Errorf("events file never rotated at %d bytes", s.Process.EventsMaxSize)
+	}
+	if len(evs) != len(pages) {
+		t.Errorf("%d events, %d pages archived: want one each", len(evs), len(pages))
+	}
+	seen := map[string]bool{}
+	for _, e := range evs {
+		id := e.WARC.RecordID
+		p, ok := pages[id]
+		switch {
+		case seen[id]:
+			t.Errorf("%s: two events for record %s", e.URL, id)
+			continue
+		case !ok:
+			t.Errorf("%s: event for record %s, not a page in the WARC files", e.URL, id)
+			continue
+		}
+		seen[id] = true
+		rec := readAt(t, res.WARCDir, e.WARC)
+		if got := rec.Header.Get(warc.FieldRecordID); got != id || rec.Header.Get(warc.FieldTargetURI) != e.URL || e.URL != p.uri {
+			t.Errorf("event %s at %s@%d reads back record %s of %s, want %s", e.URL, e.WARC.File, e.WARC.Offset, got, rec.Header.Get(warc.FieldTargetURI), id)
+		}
+		if e.Digest != p.digest {
+			t.Errorf("%s: event digest %q, record's %q", e.URL, e.Digest, p.digest)
+		}
+		if e.Annotations["go"] != "yes" || e.Annotations["sh"] != "yes" || e.Annotations["go-status"] != strconv.Itoa(e.Status) {
+			t.Errorf("%s: event annotations %v, want go=yes, sh=yes, go-status=%d", e.URL, e.Annotations, e.Status)
+		}
+		if e.Status == 200 && (e.SimHash == "" || e.Title == "" || len(e.Outlinks) == 0) {
+			t.Errorf("%s: event %+v lacks simhash, title or outlinks", e.URL, e)
+		}
+	}
+}
+
+// TestProcessorFailuresCostNoPage: Go processors that panic and hang, an
+// exec: processor that exits mid-crawl and one that stops answering cost
+// no page: the web is covered, nothing fetched twice; the pages the dying
+// child had in flight are processed by its successor, and the hung child
+// is replaced.
+func TestProcessorFailuresCostNoPage(t *testing.T) {
+	web, addr := startWeb(t, fakeweb.Config{Hosts: 3, PagesPerHost: 15, Seed: 6})
+	s := testSettings(t, addr)
+	s.Delay = 5 * time.Millisecond
+	s.Process.Budget = time.Second
+	s.Process.Processors = []string{
+		// Exits on its fourth page, once.
+		shProcessor(t, "dies", `if [ "$n" -eq 4 ] && [ ! -e "$marker" ]; then : > "$marker"; exit 3; fi`),
+		// Stops answering from its third page on, once: it reads on and
+		// says nothing until killed.
+		shProcessor(t, "hangs", `if [ "$n" -eq 3 ] && [ ! -e "$marker" ]; then : > "$marker"; while IFS= read -r line; do :; done; exit 0; fi`),
+	}
+	tr := &trouble{release: make(chan struct{})}
+	t.Cleanup(func() { close(tr.release) })
+	s.goProcessors = []process.Processor{tagger{}, tr}
+	res := crawlInProcess(t, s, web.Seeds())
+	r := web.Report(fakeweb.Judge{Delay: s.Delay})
+	checkReport(t, r)
+	if r.Duplicates != 0 {
+		t.Errorf("%d pages fetched twice", r.Duplicates)
+	}
+
+	pages := warcPages(t, res)
+	hung := 0
+	for _, p := range pages {
+		if p.annotations["go"] != "yes" || p.annotations["dies"] != "yes" {
+			t.Errorf("%s: annotations %v, want go=yes and dies=yes (the dying child's pages go to the next)", p.uri, p.annotations)
+		}
+		if p.annotations["hangs"] == "yes" {
+			hung++
+		}
+	}
+	if tr.n.Load() < int64(len(pages)) {
+		t.Errorf("trouble saw %d pages of %d", tr.n.Load(), len(pages))
+	}
+	// The first child answers two pages; the rest come from the next.
+	if hung <= 2 || hung >= len(pages) {
+		t.Errorf("%d of %d pages annotated by the processor that hung once, want more than 2 (restarted) and not all", hung, len(pages))
+	}
+}
+
+func TestProcessorFlags(t *testing.T) {
+	parse := func(args ...string) (crawlSettings, error) {
+		var f crawlFlags
+		fs := pflag.NewFlagSet("crawl", pflag.ContinueOnError)
+		f.register(fs)
+		if err := fs.Parse(args); err != nil {
+			return crawlSettings{}, err
+		}
+		return f.settings(fs, fs.Args())
+	}
+	s, err := parse("--processor", "structured", "--processor", "exec:python3 examples/processors/wordcount.py --min 3",
+		"--events", "jsonl:/tmp/ev.jsonl", "--processor-timeout", "2s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Process.Processors) != 2 || s.Process.Processors[1] != "exec:python3 examples/processors/wordcount.py --min 3" ||
+		s.Process.Events != "jsonl:/tmp/ev.jsonl" || s.Process.Budget != 2*time.Second {
+		t.Errorf("settings = %+v", s.Process)
+	}
+	argv, _ := execCommand(s.Process.Processors[1])
+	if len(argv) != 4 || argv[0] != "python3" || argv[3] != "3" {
+		t.Errorf("execCommand = %q", argv)
+	}
+	for _, bad := range [][]string{
+		{"--processor", "language"},
+		{"--processor", "exec:  "},
+		{"--events", "nats://localhost/pages"},
+		{"--events", "jsonl:"},
+		{"--processor-timeout", "-1s"},
+	} {
+		if _, err := parse(bad...); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// steer is a Go processor that keeps every page's links from being
+// followed and, on a host's home page, queues /p/5 (relative) and a URL
+// out of scope.
+type steer struct{}
+
+func (steer) Name() string { return "steer" }
+func (steer) Process(_ context.Context, p *process.Page) (process.Verdict, error) {
+	v := process.Verdict{SkipLinks: true}
+	if strings.HasSuffix(p.URL, "/") {
+		v.Links = []string{"p/5", "http://elsewhere.example/"}
+	}
+	return v, nil
+}
+
+// TestProcessorSteersDiscovery: a processor's "skip links" keeps a page's
+// links from being followed, and the links it adds are queued through the
+// discovery chain (resolved against the page, scope applied): the web
+// sees exactly each host's home page and /p/5.
+func TestProcessorSteersDiscovery(t *testing.T) {
+	web, addr := startWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 20, Seed: 4})
+	s := testSettings(t, addr)
+	s.Delay = 5 * time.Millisecond
+	s.goProcessors = []process.Processor{steer{}}
+	crawlInProcess(t, s, web.Seeds())
+	got := map[string]bool{}
+	for _, rq := range web.Requests() {
+		if rq.Path != "/robots.txt" {
+			got[rq.RawURL] = true
+		}
+	}
+	want := map[string]bool{}
+	for _, seed := range web.Seeds() {
+		want[seed] = true
+		want[strings.TrimSuffix(seed, "/")+"/p/5"] = true
+	}
+	for u := range got {
+		if !want[u] {
+			t.Errorf("fetched %s: not the home page nor the processor's link", u)
+		}
+	}
+	for u := range want {
+		if !got[u] {
+			t.Errorf("%s not fetched", u)
+		}
+	}
+}
