@@ -388,6 +388,10 @@ func printSummary(w io.Writer, r crawlResult) {
 	fmt.Fprintf(w, "godwit: crawl %s in %s\n", verb, s.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "  pages       %d fetched (%.1f/s), %s received, %d redirects, %d not modified, %d truncated\n",
 		s.Pages, s.PagesPerSecond(), humanBytes(s.Bytes), s.Redirects, s.NotModified, s.Truncated)
+	if s.Requisites > 0 || s.RequisitesFound > 0 {
+		fmt.Fprintf(w, "  requisites  %d fetched (images, stylesheets, scripts, fonts …), %d found, %d past the embed hop limit\n",
+			s.Requisites, s.RequisitesFound, s.RequisiteHops)
+	}
 	fmt.Fprintf(w, "  robots.txt  %d fetched; %d URLs disallowed; %d dropped (robots.txt unreachable)\n",
 		s.RobotsFetches, s.RobotsDisallowed, s.RobotsUnavailable)
 	fmt.Fprintf(w, "  sitemaps    %d read, listing %d URLs\n", s.Sitemaps, s.SitemapURLs)

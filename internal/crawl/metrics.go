@@ -33,7 +33,9 @@ func (c *Crawler) RegisterMetrics(reg prometheus.Registerer) error {
 	}
 	cs := []prometheus.Collector{
 		m.fetchDuration, m.robots,
-		counter("godwit_pages_total", "Page responses received (any status), robots.txt excluded.", func(s Stats) int64 { return s.Pages }),
+		counter("godwit_pages_total", "Page responses received (any status), robots.txt and requisites excluded.", func(s Stats) int64 { return s.Pages }),
+		counter("godwit_requisites_total", "Page requisite responses received (any status): images, stylesheets, scripts, fonts, media.", func(s Stats) int64 { return s.Requisites }),
+		counter("godwit_requisites_found_total", "Page requisites considered (embeds of pages and stylesheets).", func(s Stats) int64 { return s.RequisitesFound }),
 		counter("godwit_received_bytes_total", "Raw body bytes received, robots.txt included.", func(s Stats) int64 { return s.Bytes }),
 		counter("godwit_robots_fetches_total", "robots.txt requests sent.", func(s Stats) int64 { return s.RobotsFetches }),
 		counter("godwit_retries_total", "Tasks put back for another attempt after a transient failure.", func(s Stats) int64 { return s.Retries }),
