@@ -91,11 +91,11 @@
 // host i's CDN); after its <h1>, <img src="/a/i/N.png"
 // srcset="/a/i/N-2x.png 2x"> for page N. site.css (text/css) @imports
 // /a/base.css and names /a/bg.png and the CDN's /a/font.woff2 in url()
-// (and, in a comment, a URL that is none); base.css names img/h1.png,
-// relative to itself. The home page of a host whose robots.txt disallows
+// (and, in a comment, a URL that is none); base.css colours the <h1>
+// rgb(1, 2, 3) and names img/h1.png, relative to itself. The home page of a host whose robots.txt disallows
 // /private/ also embeds /private/logo.png, which godwit must not fetch.
-// Every host serves every /a/ path; the images are a few bytes that look
-// like a PNG. A page's requisites are thus 10: 6 on its host and shared
+// Every host serves every /a/ path; the images are valid 2×2 PNGs, so
+// that a replay of the archive in a browser can be checked. A page's requisites are thus 10: 6 on its host and shared
 // by its pages, 2 of its own, 2 on the CDN; their chain is at most three
 // embed hops deep (page → site.css → base.css → h1.png).
 //

@@ -85,8 +85,11 @@ func assetPath(n int) string {
 	return assetPagePrefix + strconv.Itoa(m) + ".png"
 }
 
-// pngBytes is a tiny PNG header, enough for a file to look like one.
-const pngBytes = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
+// pngBytes is a valid 2×2 red PNG (image/png's encoding), so that a
+// browser replaying the archive decodes the images (naturalWidth 2).
+// Each image appends its path after the IEND chunk, which decoders
+// ignore, so that no two have the same payload.
+const pngBytes = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x02\x00\x00\x00\x02\b\x02\x00\x00\x00\xfd\xd4\x9as\x00\x00\x00\x17IDATx\x9cb9!'\xc7\xc0\xc0\xc0\xc4\x00\x06\x80\x00\x00\x00\xff\xff\r.\x01\vY\xa4\xf00\x00\x00\x00\x00IEND\xaeB`\x82"
 
 // assetResponse answers asset n of host. Every host serves every asset
 // path; which host a page names for which asset is the requisite graph.
@@ -102,7 +105,7 @@ func (w *Web) assetResponse(host, n int) response {
 			"body { background: #fff url('/a/bg.png') no-repeat }\n"+
 			"@font-face { font-family: Godwit; src: url(\""+cdn+"/a/font.woff2\") format(\"woff2\") }\n")
 	case assetBaseCSS:
-		return ok("text/css", "h1 { background-image: url(img/h1.png) }\n")
+		return ok("text/css", "h1 { color: rgb(1, 2, 3); background-image: url(img/h1.png) }\n")
 	case assetAppJS, assetLibJS:
 		return ok("application/javascript", "\"use strict\";\n// "+w.hostName(host)+assetPath(n)+"\n")
 	case assetFont:

@@ -1,6 +1,8 @@
 package fakeweb_test
 
 import (
+	"bytes"
+	"image/png"
 	"net/http"
 	"strings"
 	"testing"
@@ -33,8 +35,14 @@ func TestRequisitesServedAndJudged(t *testing.T) {
 	for _, u := range []string{"http://h0.fake.test/a/base.css", "http://h0.fake.test/a/app.js", "http://h0.fake.test/a/bg.png",
 		"http://h0.fake.test/a/img/h1.png", "http://h0.fake.test/a/icon.png", "http://h0.fake.test/a/i/0.png",
 		"http://h0.fake.test/a/i/0-2x.png", "http://h1.fake.test/a/lib.js", "http://h1.fake.test/a/font.woff2"} {
-		if r := get(t, tw.proxy, u); r.status != 200 {
+		r := get(t, tw.proxy, u)
+		if r.status != 200 {
 			t.Errorf("GET %s = %d, want 200", u, r.status)
+		}
+		if strings.HasSuffix(u, ".png") {
+			if img, err := png.Decode(bytes.NewReader(r.body)); err != nil || img.Bounds().Dx() != 2 {
+				t.Errorf("%s does not decode as a 2×2 PNG: %v", u, err)
+			}
 		}
 	}
 	r := tw.web.Report(fakeweb.Judge{})
