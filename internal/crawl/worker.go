@@ -102,7 +102,11 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 	d := rd.decision(c.cfg)
 	d.Outlinks = make([]string, 0, len(rd.cands))
 	for _, cand := range rd.cands {
-		d.Outlinks = append(d.Outlinks, cand.raw)
+		if cand.embed {
+			d.Embeds = append(d.Embeds, cand.raw)
+		} else {
+			d.Outlinks = append(d.Outlinks, cand.raw)
+		}
 	}
 	d.SimHash, d.HasSimHash, d.Title = rd.simhash, rd.hasSimHash, rd.title
 	if resp.Status == http.StatusNotModified {
