@@ -128,6 +128,71 @@ func BenchmarkCrawlThroughput(b *testing.B) {
 	sum.report(b)
 }
 
+// BenchmarkCrawlRequisites measures what page requisites cost: the
+// "throughput" web with fakeweb's requisites (every page embeds a
+// stylesheet that imports another, two images, two scripts, an icon and,
+// through its stylesheet, a background, an image and a font; two of
+// them on another host), crawled in-process with --requisites=false and
+// with requisites on (the default). cpu-ms/page is per unique page in
+// both, so the difference is the requisites' cost per page;
+// requisites/op counts the distinct requisites fetched (fakeweb's
+// RequisitesFetched).
+func BenchmarkCrawlRequisites(b *testing.B) {
+	cfg, err := fakeweb.Preset("throughput")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.Requisites = true
+	web, err := fakeweb.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addr, done, err := serveFakeweb(ctx, web)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { cancel(); <-done }()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, on := range []bool{false, true} {
+		name := "off"
+		if on {
+			name = "on"
+		}
+		b.Run(name, func(b *testing.B) {
+			var sum benchSum
+			requisites := 0
+			for b.Loop() {
+				web.Reset()
+				s := defaultSettings()
+				s.Admin = "off"
+				s.Data = b.TempDir()
+				s.Proxy = "http://" + addr
+				s.Delay = benchDelay
+				s.Workers = benchWorkers
+				s.Requisites = &on
+				runtime.GC()
+				resetPeakRSS()
+				var m0, m1 runtime.MemStats
+				runtime.ReadMemStats(&m0)
+				cpu0 := selfCPU()
+				start := time.Now()
+				if _, err := runCrawl(b.Context(), s, web.Seeds(), log, newTerminal(io.Discard)); err != nil {
+					b.Fatal(err)
+				}
+				wall := time.Since(start)
+				cpu := selfCPU() - cpu0
+				runtime.ReadMemStats(&m1)
+				rep := web.Report(fakeweb.Judge{Delay: benchDelay})
+				sum.add(b, rep, wall, cpu, peakRSS(), m1.Mallocs-m0.Mallocs, m1.TotalAlloc-m0.TotalAlloc)
+				requisites += rep.RequisitesFetched
+			}
+			sum.report(b)
+			b.ReportMetric(float64(requisites)/float64(sum.runs), "requisites/op")
+		})
+	}
+}
+
 // BenchmarkCrawlBinary runs the built binary, `godwit crawl`, against
 // `godwit fakeweb --preset throughput` in another process, so that the
 // CPU time and peak RSS (the child's rusage) are the crawler's own. Set

@@ -82,6 +82,11 @@ type crawlSettings struct {
 	// Sitemaps and page-level robots signals.
 	Sitemaps sitemapSettings `yaml:"sitemaps"`
 	Pages    pageSettings    `yaml:"pages"`
+	// Requisites fetches the images, stylesheets, scripts, fonts and
+	// media pages embed (nil: on); RequisitesScope is "any" (any host,
+	// a CDN; the default) or "pages" (the pages' scope).
+	Requisites      *bool  `yaml:"requisites"`
+	RequisitesScope string `yaml:"requisites_scope"`
 
 	// proxyEnv is the proxy environment (HTTP_PROXY, HTTPS_PROXY,
 	// NO_PROXY), used when Proxy is empty. Only the crawl command fills it.
@@ -195,7 +200,8 @@ func defaultSettings() crawlSettings {
 			InFlight:      8,
 			EventsMaxSize: 64 << 20,
 		},
-		Order: "importance",
+		Order:           "importance",
+		RequisitesScope: "any",
 		Recrawl: recrawlSettings{
 			Policy:      "optimal",
 			MinInterval: freshness.DefaultMinInterval,
@@ -238,6 +244,7 @@ type crawlFlags struct {
 	config       string
 	s            crawlSettings
 	revisitShare float64
+	requisites   bool
 }
 
 func (f *crawlFlags) register(fs *pflag.FlagSet) {
@@ -266,6 +273,8 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.s.Continuous, "continuous", false, "never finish: revisit fetched pages as their estimated change rate and importance say")
 	fs.Float64Var(&f.revisitShare, "revisit-share", frontier.DefaultRevisitShare, "with --continuous, the share of fetch capacity reserved for revisits while discovery has work (0..1)")
 	fs.StringVar(&f.s.Order, "order", d.Order, "how each host's queue is served: importance (OPIC) or breadth-first")
+	fs.BoolVar(&f.requisites, "requisites", true, "also fetch what fetched pages need to render (images, stylesheets and what they import, scripts, fonts, media), one embed hop beyond --max-depth")
+	fs.StringVar(&f.s.RequisitesScope, "requisites-scope", d.RequisitesScope, "where requisites may be: any (any host, e.g. a CDN; exclude rules apply) or pages (the pages' scope)")
 	f.registerStore(fs)
 	f.registerCluster(fs)
 	f.registerProcessors(fs)
@@ -312,6 +321,8 @@ func (f *crawlFlags) settingsOver(s crawlSettings, fs *pflag.FlagSet, args []str
 	set("continuous", func() { s.Continuous = f.s.Continuous })
 	set("revisit-share", func() { s.Recrawl.RevisitShare = &f.revisitShare })
 	set("order", func() { s.Order = f.s.Order })
+	set("requisites", func() { s.Requisites = &f.requisites })
+	set("requisites-scope", func() { s.RequisitesScope = f.s.RequisitesScope })
 	f.applyStore(fs, &s)
 	f.applyCluster(fs, &s)
 	f.applyProcessors(fs, &s)
@@ -347,6 +358,11 @@ func (s crawlSettings) validate() error {
 	case "importance", "breadth-first":
 	default:
 		return fmt.Errorf("--order %q: want importance or breadth-first", s.Order)
+	}
+	switch s.RequisitesScope {
+	case "any", "pages":
+	default:
+		return fmt.Errorf("--requisites-scope %q: want any or pages", s.RequisitesScope)
 	}
 	if err := s.Recrawl.validate(); err != nil {
 		return err
@@ -507,6 +523,7 @@ func (s crawlSettings) applyURLSettings(c *crawl.Config) {
 	c.Sitemaps = crawl.Sitemaps{Off: s.Sitemaps.Off, Guess: s.Sitemaps.Guess, MaxNesting: s.Sitemaps.MaxNesting}
 	c.Pages = crawl.PageSignals{FollowNofollowLinks: s.Pages.FollowNofollowLinks,
 		ArchiveNoArchive: s.Pages.ArchiveNoArchive, OmitNoIndex: s.Pages.OmitNoIndex}
+	c.Requisites = crawl.Requisites{Off: s.Requisites != nil && !*s.Requisites, PageScope: s.RequisitesScope == "pages"}
 	c.URL = s.URL.options()
 	c.Aliases.Off = s.URL.LearnAliases != nil && !*s.URL.LearnAliases
 	c.Include = crawl.ScopeRules{Prefixes: s.Include.Prefixes, Patterns: s.Include.Patterns}

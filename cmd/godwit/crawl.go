@@ -467,6 +467,10 @@ func printSummary(w io.Writer, r crawlResult) {
 	fmt.Fprintf(w, "  pages       %d fetched (%.1f/s), %d not modified, %d truncated; %s received in all\n",
 		s.Pages, s.PagesPerSecond(), s.NotModified, s.Truncated, humanBytes(s.Bytes))
 	fmt.Fprintf(w, "  redirects   %d fetched\n", s.Redirects)
+	if s.Requisites > 0 || s.RequisitesFound > 0 {
+		fmt.Fprintf(w, "  requisites  %d fetched (images, stylesheets, scripts, fonts …), %d found, %d past the embed hop limit\n",
+			s.Requisites, s.RequisitesFound, s.RequisiteHops)
+	}
 	fmt.Fprintf(w, "  robots.txt  %d fetched; %d URLs disallowed; %d dropped (robots.txt unreachable)\n",
 		s.RobotsFetches, s.RobotsDisallowed, s.RobotsUnavailable)
 	fmt.Fprintf(w, "  sitemaps    %d fetched, %d read, listing %d URLs\n", s.SitemapFetches, s.Sitemaps, s.SitemapURLs)

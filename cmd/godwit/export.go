@@ -20,7 +20,7 @@ func newExportCmd() *cobra.Command {
 		Use:   "export",
 		Short: "Export what a crawl archived",
 	}
-	cmd.AddCommand(newExportPagesCmd())
+	cmd.AddCommand(newExportPagesCmd(), newExportWACZCmd())
 	return cmd
 }
 

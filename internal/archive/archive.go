@@ -395,7 +395,8 @@ func (a *Archive) Stats() Stats {
 	}
 }
 
-// maxOutlinks bounds the outlink lines of one metadata record.
+// maxOutlinks bounds the outlink lines of one metadata record, and
+// likewise its embed lines.
 const maxOutlinks = 10_000
 
 // metadataRecord describes the page behind the response respID: its
@@ -403,10 +404,10 @@ const maxOutlinks = 10_000
 // applied and what was done, and the fetch timing. Nil when there is
 // nothing to say beyond timing (robots.txt, non-HTML files).
 func metadataRecord(resp *fetch.Response, respID string, d crawl.Decision, omitted bool, near original, dist int, isNear bool) *warc.Record {
-	if len(d.Signals) == 0 && len(d.Outlinks) == 0 && !d.HasSimHash && d.Title == "" && len(d.Annotations) == 0 {
+	if len(d.Signals) == 0 && len(d.Outlinks) == 0 && len(d.Embeds) == 0 && !d.HasSimHash && d.Title == "" && len(d.Annotations) == 0 {
 		return nil
 	}
-	fields := make([]warc.Field, 0, 8+len(d.Signals)+len(d.Annotations)+min(len(d.Outlinks), maxOutlinks))
+	fields := make([]warc.Field, 0, 8+len(d.Signals)+len(d.Annotations)+min(len(d.Outlinks), maxOutlinks)+min(len(d.Embeds), maxOutlinks))
 	add := func(name, value string) {
 		if !strings.ContainsAny(value, "\r\n\x00") {
 			fields = append(fields, warc.Field{Name: name, Value: value})
@@ -454,6 +455,12 @@ func metadataRecord(resp *fetch.Response, respID string, d crawl.Decision, omitt
 			break
 		}
 		add("outlink", l)
+	}
+	for i, l := range d.Embeds {
+		if i == maxOutlinks {
+			break
+		}
+		add("embed", l)
 	}
 	rec := &warc.Record{Type: warc.TypeMetadata, Block: warc.FieldsBlock(fields)}
 	rec.Header.Set(warc.FieldTargetURI, resp.URL)

@@ -229,3 +229,35 @@ func TestLoadChunked(t *testing.T) {
 		}
 	}
 }
+
+// TestMetadataEmbeds: a page's requisites are listed in its metadata
+// record as embed fields after its outlinks; a stylesheet with requisites
+// and nothing else gets a metadata record for them.
+func TestMetadataEmbeds(t *testing.T) {
+	for _, tc := range []struct {
+		d    crawl.Decision
+		want []string
+	}{
+		{crawl.Decision{Title: "T", Outlinks: []string{"http://a.test/x"}, Embeds: []string{"http://a.test/s.css", "http://cdn.test/i.png"}},
+			[]string{"title T", "outlink http://a.test/x", "embed http://a.test/s.css", "embed http://cdn.test/i.png"}},
+		{crawl.Decision{Embeds: []string{"http://a.test/font.woff2"}}, []string{"embed http://a.test/font.woff2"}},
+	} {
+		rec := metadataRecord(response("http://a.test/", "x"), "<urn:uuid:1>", tc.d, false, original{}, 0, false)
+		if rec == nil {
+			t.Fatalf("no metadata record for %+v", tc.d)
+		}
+		fields, err := warc.ParseFields(rec.Block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range fields {
+			if f.Name != "fetch-time-ms" && f.Name != "ttfb-ms" {
+				got = append(got, f.Name+" "+f.Value)
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("metadata fields %q, want %q", got, tc.want)
+		}
+	}
+}

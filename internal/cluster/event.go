@@ -139,6 +139,7 @@ func (c *Codec) Encode(dst []byte, e Event) ([]byte, error) {
 const (
 	linkKey   = 1 << iota // Key differs from URL and follows it
 	linkHints             // sitemap hints follow
+	linkEmbed             // a page requisite: varint(Embed) follows
 )
 
 // appendLink appends one link:
@@ -146,8 +147,11 @@ const (
 //	flags(1) str(URL) [str(Key)] str(Host) varint(Depth) varint(Hops)
 //	str(Via) varint(Sitemap) float64le(Cash)
 //	[varint(LastMod unix ns, 0 = none) str(ChangeFreq) float64le(Priority) bool(HasPriority)]
+//	[varint(Embed)]
 //
-// where str is uvarint(length) and the bytes.
+// (the bracketed parts present when the flags linkKey, linkHints and
+// linkEmbed say so; events written before linkEmbed existed decode as
+// before, with Embed 0), where str is uvarint(length) and the bytes.
 func appendLink(b []byte, l *crawl.Link) []byte {
 	var flags byte
 	if l.Key != l.URL {
@@ -155,6 +159,9 @@ func appendLink(b []byte, l *crawl.Link) []byte {
 	}
 	if l.Hints != (crawl.Hints{}) {
 		flags |= linkHints
+	}
+	if l.Embed != 0 {
+		flags |= linkEmbed
 	}
 	b = append(b, flags)
 	b = appendString(b, l.URL)
@@ -180,6 +187,9 @@ func appendLink(b []byte, l *crawl.Link) []byte {
 			hp = 1
 		}
 		b = append(b, hp)
+	}
+	if flags&linkEmbed != 0 {
+		b = binary.AppendVarint(b, int64(l.Embed))
 	}
 	return b
 }
@@ -315,7 +325,7 @@ func (r *reader) string() string {
 
 func (r *reader) link() crawl.Link {
 	flags := r.byte()
-	if flags&^(linkKey|linkHints) != 0 {
+	if flags&^(linkKey|linkHints|linkEmbed) != 0 {
 		if r.err == nil {
 			r.err = fmt.Errorf("%w: link flags %#x", ErrCorrupt, flags)
 		}
@@ -346,6 +356,9 @@ func (r *reader) link() crawl.Link {
 		l.Hints.ChangeFreq = r.string()
 		l.Hints.Priority = r.float()
 		l.Hints.HasPriority = r.byte() == 1
+	}
+	if flags&linkEmbed != 0 {
+		l.Embed = r.int()
 	}
 	return l
 }

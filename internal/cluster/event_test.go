@@ -55,6 +55,8 @@ func TestEventRoundTrip(t *testing.T) {
 	links[5].Hints = crawl.Hints{LastMod: time.Date(2026, 11, 1, 12, 0, 0, 5, time.UTC), ChangeFreq: "daily", Priority: 0.7, HasPriority: true}
 	links[6].Hints = crawl.Hints{ChangeFreq: "never"}
 	links[7].Via = ""
+	links[8].Embed = 1
+	links[9].Embed, links[9].Hints = 3, crawl.Hints{ChangeFreq: "weekly"}
 	big := bytes.Repeat([]byte("outcome "), 100)
 	for _, e := range []Event{
 		{Kind: KindLinks, Shard: 1023, Links: links},
@@ -205,4 +207,24 @@ func BenchmarkDecodeLinks(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*500), "ns/link")
+}
+
+// TestLinkWithoutEmbedUnchanged: a link that is no requisite is encoded
+// exactly as before the embed flag existed, so events in logs written
+// then decode alike, and an embed sets only its own flag bit.
+func TestLinkWithoutEmbedUnchanged(t *testing.T) {
+	l := crawl.Link{URL: "http://a.test/", Key: "http://a.test/", Host: "a.test", Depth: 1, Cash: 0.5}
+	plain := appendLink(nil, &l)
+	if plain[0] != 0 {
+		t.Fatalf("flags of a plain link = %#x, want 0", plain[0])
+	}
+	l.Embed = 2
+	embed := appendLink(nil, &l)
+	if embed[0] != linkEmbed || !bytes.Equal(embed[1:len(plain)], plain[1:]) {
+		t.Fatalf("embed link = %x, want flag %#x, the plain encoding %x and the hops", embed, linkEmbed, plain)
+	}
+	r := reader{b: embed}
+	if got := r.link(); r.err != nil || got != l {
+		t.Fatalf("decoded %+v (err %v), want %+v", got, r.err, l)
+	}
 }

@@ -54,6 +54,32 @@ type Config struct {
 	// defaults: <meta name=robots> and X-Robots-Tag nofollow are always
 	// obeyed.
 	Pages PageSignals
+	// Requisites says how the resources pages need to render are fetched.
+	Requisites Requisites
+}
+
+// Requisites configures page requisites: the images, stylesheets,
+// scripts, fonts and media a fetched page embeds, and the resources its
+// stylesheets import, are queued as embeds (Link.Embed) and fetched like
+// any URL of their host (robots.txt, politeness, the seen-set, the body
+// cap), one embed hop that does not count toward MaxDepth.
+type Requisites struct {
+	// Off fetches no requisites.
+	Off bool
+	// PageScope holds requisites to the pages' scope (Scope, Include);
+	// by default they may be on any host (a CDN). Exclude rules apply
+	// either way.
+	PageScope bool
+	// MaxHops bounds embed hops (page → stylesheet → imported
+	// stylesheet → font is 3); default 3.
+	MaxHops int
+}
+
+// Default fills zero fields.
+func (r *Requisites) Default() {
+	if r.MaxHops == 0 {
+		r.MaxHops = 3
+	}
 }
 
 // Default fills zero fields.
@@ -84,6 +110,7 @@ func (c *Config) Default() {
 	c.Traps.Default()
 	c.Aliases.Default()
 	c.Sitemaps.Default()
+	c.Requisites.Default()
 }
 
 // Validate reports every setting that cannot work.
@@ -109,6 +136,9 @@ func (c Config) Validate() error {
 	}
 	if c.ParseMemory < 1<<20 {
 		errs = append(errs, fmt.Errorf("crawl: parse memory %d must be at least 1 MiB", c.ParseMemory))
+	}
+	if c.Requisites.MaxHops < 1 {
+		errs = append(errs, fmt.Errorf("crawl: requisite hops %d must be at least 1", c.Requisites.MaxHops))
 	}
 	if c.Grace < 0 {
 		errs = append(errs, fmt.Errorf("crawl: grace %v is negative", c.Grace))

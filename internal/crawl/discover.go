@@ -19,6 +19,14 @@ import (
 //	trap patterns → host open (page budget, demotion) → calendar →
 //	template → anomaly (accounting) → seen-set (the frontier's Add)
 //
+// A requisite (candidate.embed) travels the same chain with its own
+// rules: one embed hop that keeps its page's depth (limits bounds embed
+// hops instead), the requisite scope (any host by default, exclude rules
+// still apply), the URL pattern defences, and none of the per-host
+// defences (host open, calendar, template, anomaly), which judge a
+// site's link structure: requisites come only from pages those already
+// admitted, so they are bounded by them.
+//
 // A new defence is one more linkFilter in newChain. Filters decide in
 // memory and never block, so they take no context: the one step that does
 // I/O, the seen-set, is the frontier's Add, called by settle after the
@@ -34,6 +42,10 @@ type candidate struct {
 	// fromSitemap marks a URL listed in a sitemap; hints are what it said.
 	fromSitemap bool
 	hints       Hints
+	// embed marks a page requisite (an image, a stylesheet, …) of the
+	// page or stylesheet it was found in: it takes one embed hop, not a
+	// link hop, and its own scope rule.
+	embed bool
 
 	// Set by the chain.
 	page  *page    // where it was found
@@ -73,6 +85,7 @@ const (
 	refuseTooDeep      verdict = "too-deep"
 	refuseOutOfScope   verdict = "out-of-scope"
 	refuseInPageRepeat verdict = "in-page-duplicate" // not counted: the seen-set would drop it too
+	refuseEmbedHops    verdict = "requisite-hops"    // past Requisites.MaxHops
 )
 
 // linkFilter is one link of the discovery chain.
@@ -102,7 +115,7 @@ func (c *Crawler) newChain() []linkFilter {
 // level. A task that is neither a replay nor a revisit was a new page
 // fetched from t.Host, which the per-host defences count.
 func (c *Crawler) discover(t Task, cands []candidate) []Link {
-	return c.discoverFrom(t, cands, t.Replay == nil && !t.Revisit)
+	return c.discoverFrom(t, cands, t.Replay == nil && !t.Revisit && t.Embed == 0)
 }
 
 // discoverFrom is discover; fetched says whether t's page was fetched (and
@@ -118,7 +131,11 @@ func (c *Crawler) discoverFrom(t Task, cands []candidate, fetched bool) []Link {
 	for i := range cands {
 		cd := &cands[i]
 		cd.page = p
-		c.stats.discovered.Add(1)
+		if cd.embed {
+			c.stats.requisitesFound.Add(1)
+		} else {
+			c.stats.discovered.Add(1)
+		}
 		if v := c.run(cd); v != pass {
 			c.stats.countRefusal(v)
 			continue
@@ -145,7 +162,7 @@ func (c *Crawler) run(cd *candidate) verdict {
 // frontier. It returns how many links were new.
 func (c *Crawler) settle(ctx context.Context, l Lease, out *Outcome, links []Link) (int, error) {
 	t := l.Task
-	firstFetch := out.Requested && out.Robots == nil && t.Sitemap == 0 && t.Replay == nil && !t.Revisit
+	firstFetch := out.Requested && out.Robots == nil && t.Sitemap == 0 && t.Replay == nil && !t.Revisit && t.Embed == 0
 	if out.Requested && out.Robots == nil {
 		c.aliases.learn(t, out)
 	}
@@ -160,11 +177,17 @@ func (c *Crawler) settle(ctx context.Context, l Lease, out *Outcome, links []Lin
 		return c.frontier.Add(ctx, links)
 	}
 	// The page's yield is what is new outside its own template: those
-	// links go to the seen-set first, on their own.
+	// links go to the seen-set first, on their own. Its requisites are
+	// no yield: a page of a trap template that embeds a new image is
+	// still a trap.
 	tmpl := c.pageTemplate(t)
 	outside := make([]Link, 0, len(links))
-	var inside []Link
+	var inside, embeds []Link
 	for _, ln := range links {
+		if ln.Embed > 0 {
+			embeds = append(embeds, ln)
+			continue
+		}
 		if ln.Host == t.Host && tmpl != "" && urlTemplate(keyPathQuery(ln.Key)) == tmpl {
 			inside = append(inside, ln)
 		} else {
@@ -176,10 +199,17 @@ func (c *Crawler) settle(ctx context.Context, l Lease, out *Outcome, links []Lin
 		return n, err
 	}
 	c.traps.yielded(t.Host, tmpl, t.Depth, n)
-	if len(inside) == 0 {
+	if len(inside) > 0 {
+		m, err := c.frontier.Add(ctx, inside)
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	if len(embeds) == 0 {
 		return n, nil
 	}
-	m, err := c.frontier.Add(ctx, inside)
+	m, err := c.frontier.Add(ctx, embeds)
 	return n + m, err
 }
 
@@ -203,10 +233,15 @@ func (f normalizeFilter) filter(cd *candidate) verdict {
 		// it lists at depth 1, like links from a seed.
 		l.Depth = 0
 	}
+	if cd.embed {
+		// A requisite is part of its page: the page's depth, one more
+		// embed hop.
+		l.Depth, l.Embed = t.Depth, t.Embed+1
+	}
 	if cd.redirect {
 		// A redirect target stands in for the URL that redirected:
-		// same depth, one more hop.
-		l.Depth, l.Hops = t.Depth, t.Hops+1
+		// same depth, same embed hops, one more hop.
+		l.Depth, l.Hops, l.Embed = t.Depth, t.Hops+1, t.Embed
 	}
 	l.URL, l.Host = u.String(), urlnorm.Host(u)
 	cd.url, cd.link = u, l
@@ -222,6 +257,9 @@ func (f limitsFilter) filter(cd *candidate) verdict {
 		f.c.log.Debug("redirect limit", "url", l.URL, "from", cd.page.task.URL, "hops", l.Hops)
 		return refuseRedirects
 	}
+	if l.Embed > f.c.cfg.Requisites.MaxHops {
+		return refuseEmbedHops
+	}
 	if f.c.cfg.MaxDepth > 0 && l.Depth > f.c.cfg.MaxDepth {
 		return refuseTooDeep
 	}
@@ -234,7 +272,13 @@ type scopeFilter struct{ c *Crawler }
 func (f scopeFilter) filter(cd *candidate) verdict {
 	c := f.c
 	s := cd.link.URL
-	in, why, rule := c.scope.decide(cd.url, s)
+	var in bool
+	var why, rule string
+	if cd.link.Embed > 0 && !c.cfg.Requisites.PageScope {
+		in, why, rule = c.scope.decideRequisite(s)
+	} else {
+		in, why, rule = c.scope.decide(cd.url, s)
+	}
 	switch {
 	case !in:
 		if why == scopeExcluded {

@@ -20,6 +20,10 @@
 // frontier's seen-set. Each filter is a small type with one method that
 // admits a candidate, possibly rewritten, or refuses it with a reason,
 // counted in Stats. Their per-host state is safe for concurrent use.
+// A page's requisites (Link.Embed: its images, stylesheets, scripts,
+// fonts, and what its stylesheets import) go through the same chain with
+// their own rules: one embed hop that keeps the page's depth, a scope of
+// their own (Requisites), and only the URL pattern trap defences.
 //
 // Workers never sleep for politeness: the frontier does not hand out a host
 // before its ready time and never hands out a host that has a lease in

@@ -22,6 +22,8 @@ type Decision struct {
 	// Outlinks are the absolute URLs the page links to (redirect target
 	// included), as extracted, before scope and politeness.
 	Outlinks []string
+	// Embeds are the page's requisites (or a stylesheet's), likewise.
+	Embeds []string
 	// SimHash is the 64-bit SimHash of the page's visible text, when
 	// HasSimHash (HTML pages with text).
 	SimHash    uint64

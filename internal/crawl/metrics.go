@@ -33,8 +33,10 @@ func (c *Crawler) RegisterMetrics(reg prometheus.Registerer) error {
 	}
 	cs := []prometheus.Collector{
 		m.fetchDuration, m.robots,
-		counter("godwit_pages_total", "Page responses received (any status), robots.txt, sitemaps and redirects excluded.", func(s Stats) int64 { return s.Pages }),
+		counter("godwit_pages_total", "Page responses received (any status), robots.txt, sitemaps, redirects and requisites excluded.", func(s Stats) int64 { return s.Pages }),
 		counter("godwit_received_bytes_total", "Raw body bytes received, robots.txt and sitemaps included.", func(s Stats) int64 { return s.Bytes }),
+		counter("godwit_requisites_total", "Page requisite responses received (any status): images, stylesheets, scripts, fonts, media.", func(s Stats) int64 { return s.Requisites }),
+		counter("godwit_requisites_found_total", "Page requisites considered (embeds of pages and stylesheets).", func(s Stats) int64 { return s.RequisitesFound }),
 		counter("godwit_robots_fetches_total", "robots.txt requests sent.", func(s Stats) int64 { return s.RobotsFetches }),
 		counter("godwit_redirects_total", "3xx responses to page requests (not 304).", func(s Stats) int64 { return s.Redirects }),
 		counter("godwit_sitemap_fetches_total", "Responses to sitemap requests (any status).", func(s Stats) int64 { return s.SitemapFetches }),

@@ -36,7 +36,7 @@ func TestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `
-# HELP godwit_pages_total Page responses received (any status), robots.txt, sitemaps and redirects excluded.
+# HELP godwit_pages_total Page responses received (any status), robots.txt, sitemaps, redirects and requisites excluded.
 # TYPE godwit_pages_total counter
 godwit_pages_total 3
 # HELP godwit_robots_outcomes_total robots.txt fetches by what they taught: ok, missing (4xx), unavailable (5xx, timeouts), gave-up, redirect, not-modified.

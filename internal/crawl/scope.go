@@ -107,6 +107,8 @@ const (
 	scopeIncluded = "included" // in: an include rule, outside the seeds' scope
 	scopeExcluded = "excluded" // out: an exclude rule
 	scopeOutside  = "outside"  // out: outside the seeds' hosts or domains
+	// in: a page requisite, which may be on any host (Requisites.PageScope off)
+	scopeRequisite = "requisite"
 )
 
 // scope decides which URLs belong to the crawl: exclude rules first, then
@@ -165,6 +167,15 @@ func (s *scope) decide(u *url.URL, str string) (in bool, why, rule string) {
 		return true, scopeIncluded, rule
 	}
 	return false, scopeOutside, ""
+}
+
+// decideRequisite is decide for a page requisite under the default
+// requisite scope: any host, unless an exclude rule matches.
+func (s *scope) decideRequisite(str string) (in bool, why, rule string) {
+	if rule := s.exclude.match(str); rule != "" {
+		return false, scopeExcluded, rule
+	}
+	return true, scopeRequisite, ""
 }
 
 func (s *scope) inSeeds(u *url.URL) bool {

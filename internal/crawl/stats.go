@@ -15,7 +15,11 @@ type Stats struct {
 	// 304 included); robots.txt, sitemaps and redirects are counted on
 	// their own (RobotsFetches, SitemapFetches, Redirects), so that
 	// Pages + Redirects + SitemapFetches + RobotsFetches is every answer.
-	Pages          int64
+	Pages int64
+	// Requisites counts requisite responses received (any status): the
+	// images, stylesheets, scripts, fonts … pages embed (Link.Embed);
+	// they are not in Pages.
+	Requisites     int64
 	Bytes          int64 // raw body bytes received, robots.txt and sitemaps included
 	RobotsFetches  int64 // robots.txt requests sent
 	Redirects      int64 // 3xx responses to page requests (not 304)
@@ -33,7 +37,12 @@ type Stats struct {
 	RobotsUnavailable int64 // URLs dropped because their host's robots.txt stayed unreachable
 
 	Discovered int64 // outlinks and redirect targets considered
-	Queued     int64 // of those, new URLs queued
+	// RequisitesFound counts the requisites considered (embeds of pages
+	// and stylesheets), RequisiteHops those refused past
+	// Requisites.MaxHops. Queued counts the new ones too.
+	RequisitesFound int64
+	RequisiteHops   int64
+	Queued          int64 // of those, new URLs queued
 	// OutOfScope counts URLs refused by scope: outside the seeds' hosts
 	// or domains, or matched by an exclude rule (ScopeExcluded of them).
 	// ScopeIncluded counts URLs admitted by an include rule although
@@ -84,6 +93,7 @@ type counters struct {
 	invalid, tooManyRedirects                        atomic.Int64
 	sitemaps, sitemapURLs                            atomic.Int64
 	nofollowPages, nofollowLinks                     atomic.Int64
+	requisites, requisitesFound, requisiteHops       atomic.Int64
 
 	scopeExcluded, scopeIncluded, redirectsOutOfScope atomic.Int64
 	trapURLLength, trapPathDepth, trapRepeats         atomic.Int64
@@ -107,6 +117,8 @@ func (c *counters) countRefusal(v verdict) {
 		c.tooDeep.Add(1)
 	case refuseOutOfScope:
 		c.outOfScope.Add(1)
+	case refuseEmbedHops:
+		c.requisiteHops.Add(1)
 	case refuseInPageRepeat:
 	default:
 		c.countTrap(string(v))
@@ -149,6 +161,9 @@ func (c *counters) countClass(cl Class) {
 func (c *counters) snapshot() Stats {
 	return Stats{
 		Pages:             c.pages.Load(),
+		Requisites:        c.requisites.Load(),
+		RequisitesFound:   c.requisitesFound.Load(),
+		RequisiteHops:     c.requisiteHops.Load(),
 		Bytes:             c.bytes.Load(),
 		RobotsFetches:     c.robotsFetches.Load(),
 		Redirects:         c.redirects.Load(),

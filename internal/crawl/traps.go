@@ -225,7 +225,7 @@ func (f patternFilter) filter(cd *candidate) verdict {
 type hostOpenFilter struct{ c *Crawler }
 
 func (f hostOpenFilter) filter(cd *candidate) verdict {
-	if cd.sitemapSourced() {
+	if cd.sitemapSourced() || cd.link.Embed > 0 {
 		return pass
 	}
 	return f.c.trapVerdict(cd, f.c.traps.open(cd.link.Host))
@@ -236,7 +236,7 @@ func (f hostOpenFilter) filter(cd *candidate) verdict {
 type calendarFilter struct{ c *Crawler }
 
 func (f calendarFilter) filter(cd *candidate) verdict {
-	if cd.sitemapSourced() || f.c.cfg.Traps.MaxCalendarSteps < 0 {
+	if cd.sitemapSourced() || cd.link.Embed > 0 || f.c.cfg.Traps.MaxCalendarSteps < 0 {
 		return pass
 	}
 	cal := calendarTemplate(cd.path, cd.query)
@@ -256,7 +256,7 @@ func (f calendarFilter) filter(cd *candidate) verdict {
 type anomalyFilter struct{ c *Crawler }
 
 func (f anomalyFilter) filter(cd *candidate) verdict {
-	if !cd.sitemapSourced() && f.c.traps.account(&cd.link) {
+	if !cd.sitemapSourced() && cd.link.Embed == 0 && f.c.traps.account(&cd.link) {
 		f.c.stats.demotedHosts.Add(1)
 	}
 	return pass

@@ -44,7 +44,7 @@ type templateFilter struct{ c *Crawler }
 
 func (f templateFilter) filter(cd *candidate) verdict {
 	cfg := f.c.cfg.Traps
-	if cd.sitemapSourced() || cfg.TemplatePages < 0 {
+	if cd.sitemapSourced() || cd.link.Embed > 0 || cfg.TemplatePages < 0 {
 		return pass
 	}
 	tmpl := urlTemplate(cd.path, cd.query)

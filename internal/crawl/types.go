@@ -23,6 +23,12 @@ type Link struct {
 	Sitemap int
 	// Hints are what a sitemap said about the URL; zero when none.
 	Hints Hints
+	// Embed is 0 for a page, and n > 0 for a page requisite (an image,
+	// stylesheet, script, font, …) n embed hops from the page that needs
+	// it (1: embedded by the page, 2: by a stylesheet it embeds, …). A
+	// requisite has its page's Depth: the embed hop does not count
+	// toward Config.MaxDepth.
+	Embed int
 	// Cash is the OPIC importance cash the link carries to its target
 	// (freshness.Distribute: its share of the linking page's cash; a seed
 	// or a sitemap named by robots.txt brings SeedCash). In a leased

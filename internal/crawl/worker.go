@@ -52,7 +52,7 @@ func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error)
 		c.log.Debug("robots.txt disallows", "url", t.URL)
 		return Outcome{Disposition: Done, Class: ClassPolicy, Reason: ReasonRobotsDisallowed}, nil, nil
 	}
-	if !t.Revisit && !c.traps.mayFetch(t.Host) {
+	if !t.Revisit && t.Embed == 0 && !c.traps.mayFetch(t.Host) {
 		// The host spent its page budget (traps.go).
 		c.stats.countTrap(trapHostPages)
 		c.stats.countClass(ClassPolicy)
@@ -61,7 +61,7 @@ func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error)
 	if out, links, ok := c.aliasAtLease(t); ok {
 		return out, links, nil // aliases.go
 	}
-	if !c.takePage() {
+	if t.Embed == 0 && !c.takePage() {
 		// The page budget is spent: leave the task where it was.
 		return Outcome{Disposition: Requeue, Reason: "max-pages"}, nil, nil
 	}
@@ -93,6 +93,8 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 	}
 	c.seeds.contact(t.Host, true, "")
 	switch {
+	case t.Embed > 0:
+		c.stats.requisites.Add(1)
 	case t.Sitemap > 0:
 		c.stats.sitemapFetches.Add(1)
 	case isRedirect(resp.Status):
@@ -109,7 +111,11 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 	d := rd.decision(c.cfg)
 	d.Outlinks = make([]string, 0, len(rd.cands))
 	for _, cand := range rd.cands {
-		d.Outlinks = append(d.Outlinks, cand.raw)
+		if cand.embed {
+			d.Embeds = append(d.Embeds, cand.raw)
+		} else {
+			d.Outlinks = append(d.Outlinks, cand.raw)
+		}
 	}
 	d.SimHash, d.HasSimHash, d.Title = rd.simhash, rd.hasSimHash, rd.title
 	c.runProcessors(ctx, t, resp, &rd, &d) // processors.go
@@ -159,10 +165,19 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 	}
 	links := c.discover(t, rd.cands)
 	if out.Disposition == Done && resp.Status != http.StatusNotModified {
-		// OPIC: the page hands its cash on to its outlinks.
-		_, each := freshness.Distribute(t.Cash, len(links))
+		// OPIC: the page hands its cash on to its outlinks; its
+		// requisites are part of it, and take none.
+		pages := 0
 		for i := range links {
-			links[i].Cash = each
+			if links[i].Embed == 0 {
+				pages++
+			}
+		}
+		_, each := freshness.Distribute(t.Cash, pages)
+		for i := range links {
+			if links[i].Embed == 0 {
+				links[i].Cash = each
+			}
 		}
 		out.Spent = t.Cash
 	}
@@ -264,6 +279,12 @@ func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) readin
 	case s >= 200 && s < 300 && t.Sitemap > 0:
 		c.stats.sitemaps.Add(1)
 		rd.cands = c.sitemapLinks(t, resp)
+	case s >= 200 && s < 300 && t.Embed > 0:
+		// A requisite is read for its own requisites only: a stylesheet's
+		// imports, fonts and images.
+		if !c.cfg.Requisites.Off && isCSS(t, resp) {
+			rd.cands = c.cssRequisites(t, resp)
+		}
 	case s >= 200 && s < 300 && resp.IsHTML():
 		doc, body, fp, hasFP := c.parseHTML(ctx, t, resp)
 		if doc == nil {
@@ -274,6 +295,13 @@ func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) readin
 			rd.body, rd.encoding = body, doc.Encoding // kept only for them
 		}
 		rd.signals = rd.signals.Merge(doc.Robots)
+		// Requisites whatever the page's depth and robots signals: they
+		// are part of the page, not links from it (nofollow is about
+		// links).
+		rd.cands = make([]candidate, 0, len(doc.Embeds)+len(doc.Links))
+		for _, e := range doc.Embeds {
+			rd.cands = append(rd.cands, candidate{raw: e.URL, embed: true})
+		}
 		if rd.signals.NoFollow {
 			c.stats.nofollowPages.Add(1)
 			break
@@ -281,8 +309,10 @@ func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) readin
 		if c.cfg.MaxDepth > 0 && t.Depth >= c.cfg.MaxDepth {
 			break // its links would be too deep anyway
 		}
-		rd.cands = make([]candidate, 0, len(doc.Links))
 		for _, ln := range doc.Links {
+			if ln.Requisite() {
+				continue // requisites off: a stylesheet is no page to follow
+			}
 			if ln.HasRel("nofollow") && !c.cfg.Pages.FollowNofollowLinks {
 				c.stats.nofollowLinks.Add(1)
 				continue
@@ -338,6 +368,7 @@ func (c *Crawler) parseHTML(ctx context.Context, t Task, resp *fetch.Response) (
 		Agents:      []string{c.cfg.Agent},
 		ContentType: resp.Header.Get("Content-Type"),
 		Text:        text,
+		Embeds:      !c.cfg.Requisites.Off,
 	})
 	if err != nil {
 		c.log.Info("link extraction failed", "url", t.URL, "err", err)
@@ -404,4 +435,44 @@ func (c *Crawler) archiveRecord(ctx context.Context, t Task, resp *fetch.Respons
 // isRedirect reports a 3xx status that points elsewhere (not a 304).
 func isRedirect(status int) bool {
 	return status >= 300 && status < 400 && status != http.StatusNotModified
+}
+
+// isCSS reports whether a requisite's response is a stylesheet: served
+// as text/css, or, when its server did not say what it is (no type,
+// text/plain, application/octet-stream), named *.css.
+func isCSS(t Task, resp *fetch.Response) bool {
+	ct := resp.Header.Get("Content-Type")
+	mt, _, _ := strings.Cut(ct, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	switch mt {
+	case "text/css":
+		return true
+	case "", "text/plain", "application/octet-stream":
+		path, _, _ := strings.Cut(t.URL, "?")
+		return strings.HasSuffix(strings.ToLower(path), ".css")
+	}
+	return false
+}
+
+// cssRequisites reads a fetched stylesheet for the resources it needs:
+// its @imports and url()s, as requisites of the stylesheet.
+func (c *Crawler) cssRequisites(t Task, resp *fetch.Response) []candidate {
+	body, err := c.fetcher.Decode(resp)
+	if err != nil && len(body) == 0 {
+		c.log.Info("cannot decode stylesheet", "url", t.URL, "err", err)
+		return nil
+	}
+	sheet, err := parseURL(t.URL)
+	if err != nil {
+		return nil
+	}
+	links, truncated := extract.CSS(sheet, body, 0)
+	if truncated {
+		c.log.Debug("stylesheet has too many references", "url", t.URL, "kept", len(links))
+	}
+	cands := make([]candidate, len(links))
+	for i, l := range links {
+		cands[i] = candidate{raw: l.URL, embed: true}
+	}
+	return cands
 }

@@ -80,6 +80,50 @@ func BenchmarkHTMLText(b *testing.B) {
 	}
 }
 
+// BenchmarkHTMLTextEmbeds is the crawler's pass with page requisites on
+// (the default): BenchmarkHTMLText plus the page's embeds (its
+// stylesheet, its inline <style>, an image per paragraph), collected in
+// the same pass.
+func BenchmarkHTMLTextEmbeds(b *testing.B) {
+	body := benchPage()
+	page := mustURL("https://www.example.com/science/godwits")
+	d, err := HTML(page, body, &Options{Embeds: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("page %d bytes, %d links, %d embeds", len(body), len(d.Links), len(d.Embeds))
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		text := simhash.NewText(len(body))
+		if _, err := HTML(page, body, &Options{Text: text, Embeds: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCSS scans a stylesheet of about 50 KiB: rules with url()
+// backgrounds, @font-face sources, @imports and comments.
+func BenchmarkCSS(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`@charset "utf-8"; @import url("base.css"); @import 'print.css' print;` + "\n")
+	for i := 0; sb.Len() < 50<<10; i++ {
+		fmt.Fprintf(&sb, ".c%d { color: #333; margin: 0 auto; background: url('img/bg-%d.png') no-repeat } /* rule %d */\n", i, i, i)
+		if i%20 == 0 {
+			fmt.Fprintf(&sb, "@font-face { font-family: F%d; src: url(\"fonts/f%d.woff2\") format(\"woff2\"), url(fonts/f%d.woff) }\n", i, i, i)
+		}
+	}
+	css := []byte(sb.String())
+	sheet := mustURL("https://www.example.com/static/site.css")
+	b.SetBytes(int64(len(css)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if links, _ := CSS(sheet, css, 0); len(links) == 0 {
+			b.Fatal("no links")
+		}
+	}
+}
+
 // BenchmarkHTMLTwoPasses is what BenchmarkHTMLText replaced: extraction,
 // then the visible text in a second tokenizer pass over the decoded page.
 func BenchmarkHTMLTwoPasses(b *testing.B) {

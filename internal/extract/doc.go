@@ -37,6 +37,22 @@
 // The body must already be capped in size by the caller; extraction keeps
 // at most [Options.MaxLinks] links.
 //
+// # Page requisites
+//
+// With [Options.Embeds], the same tokenizer pass also collects the page's
+// requisites into [Document.Embeds], resolved like links: img[src],
+// img[srcset] and source[srcset] (every candidate URL, as the HTML
+// standard splits a srcset), source, video, audio, track, embed and
+// script[src], video[poster], object[data], input[type=image][src], a
+// <link> whose rel has one of stylesheet, icon, apple-touch-icon(-
+// precomposed), mask-icon, preload, modulepreload or manifest (such a
+// <link> is then an embed, not a link; [Link.Requisite] tells them apart
+// without Embeds), and the url(...) and @import targets of inline
+// <style> elements. [CSS] reads a stylesheet for its url(...) and
+// @import targets: a bounded, linear scanner (comments, strings and
+// escapes as CSS Syntax tokenizes them), not a parser. <iframe> and
+// <frame> stay links: they are pages of their own.
+//
 // # Character encodings
 //
 // The body is the response's raw bytes, in whatever encoding the page is

@@ -51,6 +51,11 @@ type Options struct {
 	// read again in another encoding. A token longer than MaxToken ends
 	// the text too.
 	Text *simhash.Text
+	// Embeds also collects the page's requisites into [Document.Embeds]
+	// (see the package doc, Page requisites), in the same pass: a <link>
+	// whose rel names a requisite (stylesheet, icon, preload, …) is then
+	// an embed, not a link.
+	Embeds bool
 }
 
 // Default fills in unset fields.
@@ -103,6 +108,10 @@ type Document struct {
 	Title string
 	// Links are the outlinks, in document order.
 	Links []Link
+	// Embeds are the page's requisites, in document order, with
+	// Options.Embeds; at most MaxLinks of them. Tag and Attr say where
+	// each was found ("img" "srcset", "link" "href", "style" "url", …).
+	Embeds []Link
 	// Truncated reports that extraction stopped early: the page had more
 	// than MaxLinks links, or a token longer than MaxToken.
 	Truncated bool
@@ -172,6 +181,8 @@ func scan(page *url.URL, body []byte, cs charset, opts *Options) (*Document, *ch
 	d := &Document{Encoding: cs.name, EncodingSource: cs.source}
 	var (
 		refs      []pending
+		embeds    []pending
+		inStyle   bool // the next text token is the content of a <style>
 		base      string
 		haveBase  bool
 		title     []byte
@@ -193,6 +204,19 @@ loop:
 			}
 			break loop
 		case html.TextToken:
+			if inStyle {
+				inStyle = false
+				t := z.Text()
+				if scanCSS(t, opts.MaxLinks-len(embeds), func(ref, attr string) {
+					embeds = append(embeds, pending{ref: ref, tag: "style", attr: attr})
+				}) {
+					d.Truncated = true
+				}
+				if text != nil && !text.Full() {
+					text.Text(t)
+				}
+				continue
+			}
 			if inTitle && len(title) < 4*MaxTitle {
 				t := z.Text()
 				title = append(title, t...)
@@ -233,14 +257,23 @@ loop:
 			case "iframe":
 				tag, attr = "iframe", "src"
 			}
+			var etag string
+			if opts.Embeds {
+				etag = embedTag(name)
+			}
 			var la linkAttrs
-			if tag != "" {
+			var ea embedAttrs
+			switch {
+			case etag != "":
 				// Read before the text sees the tag: the tokenizer
 				// hands each attribute out once.
+				ea = readEmbedAttrs(z)
+				la = ea.linkAttrs
+			case tag != "":
 				la = attrs(z, attr, tag != "frame" && tag != "iframe")
 			}
 			if text != nil {
-				if tag != "" {
+				if tag != "" || etag != "" {
 					text.StartTag(z, tt, func() bool { return la.hidden })
 				} else {
 					text.StartTag(z, tt, nil)
@@ -280,6 +313,18 @@ loop:
 			case "noscript", "noframes":
 				// Read the content as markup, not raw text.
 				z.NextIsNotRawText()
+			case "style":
+				inStyle = opts.Embeds && tt == html.StartTagToken
+			}
+			if etag != "" {
+				if tag == "link" && !embedRel(la.rel) {
+					etag = "" // an ordinary link
+				} else {
+					tag = ""
+				}
+				if etag != "" && !ea.add(etag, &embeds, opts.MaxLinks) {
+					d.Truncated = true
+				}
 			}
 			if tag == "" {
 				continue
@@ -311,6 +356,14 @@ loop:
 			continue
 		}
 		d.Links = append(d.Links, Link{URL: u.String(), Tag: p.tag, Attr: p.attr, Rel: p.rel})
+	}
+	if len(embeds) > 0 {
+		d.Embeds = make([]Link, 0, len(embeds))
+		for _, p := range embeds {
+			if u, ok := resolve(baseURL, p.ref, qe); ok {
+				d.Embeds = append(d.Embeds, Link{URL: u.String(), Tag: p.tag, Attr: p.attr})
+			}
+		}
 	}
 	return d, nil
 }

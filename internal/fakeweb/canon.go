@@ -38,6 +38,7 @@ const (
 	resHostile    // hostileSpecs[n], with Config.Hostile
 	resDup        // dupPaths[n], with Config.Duplicates
 	resChange     // "/c/N", with Config.Changing
+	resAsset      // assetPath(n), a page requisite, with Config.Requisites
 )
 
 type resource struct {
@@ -198,6 +199,9 @@ func (w *Web) resolveFeature(host int, clean string) (resource, bool) {
 	if n, ok := w.changeIndex(clean); ok {
 		return resource{kind: resChange, n: n}, true
 	}
+	if r, ok := w.resolveAsset(clean); ok {
+		return r, true
+	}
 	return w.resolveHostile(host, clean)
 }
 
@@ -272,6 +276,8 @@ func appendPath(dst []byte, t target) []byte {
 		return append(dst, dupPaths[t.n]...)
 	case resChange:
 		prefix = changePrefix
+	case resAsset:
+		return append(dst, assetPath(t.n)...)
 	default:
 		if t.n == 0 {
 			return append(dst, '/')

@@ -247,6 +247,14 @@ type Config struct {
 	// SkewExponent is the exponent of that Zipf law. Zero means 1.2. It is
 	// ignored while SkewedGraph is off.
 	SkewExponent float64
+	// Requisites gives every ordinary page the resources a browser needs
+	// to render it: a stylesheet that imports another and names a
+	// background, an image and a font (on the CDN host) in url(), scripts
+	// (one on the CDN host), an icon, and an image with a srcset; the
+	// next host, h(i+1 mod Hosts), is host i's CDN. Report counts the
+	// requisites of the pages fetched, and those fetched (see the package
+	// documentation, "Page requisites").
+	Requisites bool
 	// Now is the web's clock: it stamps the request log and drives the
 	// changing pages. Nil means time.Now. It is not configuration one
 	// writes in a file, hence the tags.

@@ -81,6 +81,35 @@
 // robots noindex meta tags, /follow/1 from otherbot meta tags, /follow/2
 // from otherbot X-Robots-Tags, /follow/3 from "noindex, noarchive" ones.
 //
+// # Page requisites
+//
+// With Config.Requisites every ordinary page (not a /private/ page, nor
+// a page of a trap or a feature) embeds what a browser needs to render
+// it: in <head>, <link rel="stylesheet" href="/a/site.css">, <link
+// rel="icon" href="/a/icon.png">, <script src="/a/app.js"> and <script
+// src="http://h(i+1).<domain>/a/lib.js"> (the next host, modulo Hosts, is
+// host i's CDN); after its <h1>, <img src="/a/i/N.png"
+// srcset="/a/i/N-2x.png 2x"> for page N. site.css (text/css) @imports
+// /a/base.css and names /a/bg.png and the CDN's /a/font.woff2 in url()
+// (and, in a comment, a URL that is none); base.css colours the <h1>
+// rgb(1, 2, 3) and names img/h1.png, relative to itself. The home page of a host whose robots.txt disallows
+// /private/ also embeds /private/logo.png, which godwit must not fetch.
+// Every host serves every /a/ path; the images are valid 2×2 PNGs, so
+// that a replay of the archive in a browser can be checked. A page's requisites are thus 10: 6 on its host and shared
+// by its pages, 2 of its own, 2 on the CDN; their chain is at most three
+// embed hops deep (page → site.css → base.css → h1.png).
+//
+// The judge counts requisite requests apart (Report.RequisiteRequests;
+// not PageRequests, never in the ground truth or OutOfTruth) and holds
+// them to every rule of politeness and robots.txt
+// (Report.RequisiteViolations), and to fetch-once
+// (Report.RequisiteDuplicates). Report.Requisites is the number of
+// distinct requisites the pages answered need, on available hosts and
+// allowed by their robots.txt; RequisitesFetched those answered 200;
+// RequisitesUnneeded the requisites fetched that no page answered needs.
+// With Requisites off the web is exactly what it was before, byte for
+// byte.
+//
 // # Hostile web
 //
 // With Config.Hostile, hostile hosts (host i when i%HostileConfig.Every

@@ -87,6 +87,8 @@ func (w *Web) respond(host int, res resource, q reqInfo) response {
 		return w.dupResponse(host, res.n)
 	case resChange:
 		return w.changeResponse(host, res.n, w.now())
+	case resAsset:
+		return w.assetResponse(host, res.n)
 	}
 	return plain(http.StatusNotFound)
 }
@@ -238,6 +240,9 @@ func (w *Web) render(host, n int, private bool, sid string) []byte {
 	if base {
 		p.s(`<base href="`, baseHref, "\">\n")
 	}
+	if w.cfg.Requisites && !private {
+		w.writeHeadRequisites(p, host)
+	}
 	// Each link's attribute, quoted or, for UpperCaseAttrs, not.
 	value := make([]string, len(links))
 	for i, l := range links {
@@ -256,7 +261,11 @@ func (w *Web) render(host, n int, private bool, sid string) []byte {
 			}
 		}
 	}
-	p.s("</head>\n<body>\n<h1>", title, "</h1>\n<p>")
+	p.s("</head>\n<body>\n<h1>", title, "</h1>\n")
+	if w.cfg.Requisites && !private {
+		w.writeBodyRequisites(p, host, n)
+	}
+	p.s("<p>")
 	if entry := w.trapEntry(host); entry != "" && !private {
 		p.s(`<a href="`, htmlEscaper.Replace(entry), `">`, string(w.trapOf(host)), "</a> ")
 	}

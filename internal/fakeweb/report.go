@@ -259,6 +259,30 @@ type Report struct {
 	MeanInDegreeFirst10Pct    float64 `json:"mean_in_degree_first_10pct,omitempty"`
 	BFSMeanInDegreeFirst10Pct float64 `json:"bfs_mean_in_degree_first_10pct,omitempty"`
 
+	// Page requisites (Config.Requisites); zero or nil without it.
+	//
+	// RequisiteRequests counts requests for requisites (the /a/ assets
+	// of any host, and the /private/ image that robots.txt keeps out);
+	// they are not PageRequests, and are held to every rule of
+	// politeness and robots.txt. RequisiteViolations counts those that
+	// broke one (concurrency, gap, disallowed, before robots.txt,
+	// unavailable host, Retry-After; each also counted under its rule),
+	// and RequisiteDuplicates those for a requisite already answered
+	// (also in Duplicates).
+	RequisiteRequests   int `json:"requisite_requests,omitempty"`
+	RequisiteViolations int `json:"requisite_violations,omitempty"`
+	RequisiteDuplicates int `json:"requisite_duplicates,omitempty"`
+	// Requisites counts the distinct requisites the pages answered 200
+	// or 304 need (their stylesheets' own included) that robots.txt
+	// allows on an available host; RequisitesFetched those answered 200;
+	// RequisitesMissing names up to 20 never answered. RequisitesUnneeded
+	// counts distinct requisites answered 200 that no page answered
+	// needs.
+	Requisites         int      `json:"requisites,omitempty"`
+	RequisitesFetched  int      `json:"requisites_fetched,omitempty"`
+	RequisitesMissing  []string `json:"requisites_missing,omitempty"`
+	RequisitesUnneeded int      `json:"requisites_unneeded,omitempty"`
+
 	// Violations details the first 100 violations in the order the
 	// requests arrived.
 	Violations []Violation `json:"violations"`
@@ -311,6 +335,10 @@ func (r Report) String() string {
 	if r.FetchOrderInDegree != nil {
 		fmt.Fprintf(&b, "\nimportance: mean in-degree of the first 10%% fetched %.2f, breadth first %.2f",
 			r.MeanInDegreeFirst10Pct, r.BFSMeanInDegreeFirst10Pct)
+	}
+	if r.RequisiteRequests > 0 || r.Requisites > 0 {
+		fmt.Fprintf(&b, "\nrequisites: %d requests, %d/%d needed fetched, %d unneeded, %d duplicates, %d violations; missing %v",
+			r.RequisiteRequests, r.RequisitesFetched, r.Requisites, r.RequisitesUnneeded, r.RequisiteDuplicates, r.RequisiteViolations, r.RequisitesMissing)
 	}
 	if r.ContentDuplicates != nil {
 		fmt.Fprintf(&b, "\nduplicate content requests: exact %d, near %d, distinct %d",
@@ -395,8 +423,13 @@ func (w *Web) Report(j Judge) Report {
 	outside := map[string]bool{}  // canonical URLs already counted in OutOfTruth
 	covered := make([]bool, len(t.pages))
 	changes := changeJudge{held: map[int]int{}, fetches: map[int][]heldFetch{}}
-	var order []int           // slots of ordinary pages, by first answer (SkewedGraph)
-	fetched := map[int]bool{} // slots in order
+	var order []int             // slots of ordinary pages, by first answer (SkewedGraph)
+	fetched := map[int]bool{}   // slots in order
+	var reqs200 map[string]bool // Requisites: requisites answered 200
+	var pagesOK map[int]bool    // Requisites: ordinary pages answered, host*pages + n
+	if w.cfg.Requisites {
+		reqs200, pagesOK = map[string]bool{}, map[int]bool{}
+	}
 
 	for i := range reqs {
 		q := &reqs[i]
@@ -415,6 +448,8 @@ func (w *Web) Report(j Judge) Report {
 		kind := w.kind(host)
 		clean := w.clean(q.Path)
 		res := w.resolveQuery(host, clean, strings.TrimPrefix(rawQuery(q.RawURL), "?"))
+		requisite := w.cfg.Requisites && (res.kind == resAsset || clean == privateRequisite)
+		polite := rep.politeness()
 
 		// The log is sorted by Start, so every request that could overlap
 		// this one has been seen.
@@ -499,10 +534,16 @@ func (w *Web) Report(j Judge) Report {
 			rep.Hostile[hostileStorm]++
 		}
 		sitemap := res.kind == resSitemap
-		if sitemap {
+		switch {
+		case sitemap:
 			rep.SitemapRequests++
-		} else {
+		case requisite:
+			rep.RequisiteRequests++
+		default:
 			rep.PageRequests++
+		}
+		if pagesOK != nil && res.kind == resPage && (q.Status == http.StatusOK || q.Status == http.StatusNotModified) {
+			pagesOK[host*pages+res.n] = true
 		}
 		if h.robotsDone.IsZero() || h.robotsDone.After(q.Start) {
 			rep.BeforeRobots++
@@ -522,6 +563,10 @@ func (w *Web) Report(j Judge) Report {
 			rep.flag(ViolationDisallowed, q, "robots.txt disallows it for %s (%s)", agent, by)
 		}
 		if sitemap {
+			continue
+		}
+		if requisite {
+			w.judgeRequisite(&rep, q, q.Host+clean, polite, answered, reqs200, j)
 			continue
 		}
 		key := q.Host + clean + querySuffix(res) // as Identity
@@ -607,6 +652,9 @@ func (w *Web) Report(j Judge) Report {
 	}
 	if w.cfg.Changing {
 		w.finishFreshness(&rep, &changes, j, t)
+	}
+	if w.cfg.Requisites {
+		w.finishRequisites(&rep, pagesOK, reqs200)
 	}
 	if w.cfg.SkewedGraph {
 		bfs := t

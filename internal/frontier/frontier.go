@@ -419,7 +419,9 @@ func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 				}
 				changed := f.take(&rec, l)
 				switch {
-				case l.Depth < rec.depth:
+				case l.Depth < rec.depth && l.Embed == 0:
+					// (A requisite has its page's depth, not a
+					// shorter path to the URL.)
 					err = f.shorterPath(b, dirty, uk, rec, l)
 				case changed:
 					err = f.settle(b, dirty, uk, rec, l)

@@ -272,8 +272,9 @@ func encodeTask(t crawl.Task) []byte {
 	b = appendString(b, t.Via)
 	b = binary.AppendUvarint(b, uint64(t.Attempt))
 	b = appendCapture(b, t.Replay)
-	// Optional trailing fields: absent in entries written before they existed.
-	if t.Sitemap == 0 && t.Hints == (crawl.Hints{}) && t.Validators.IsZero() && t.Prior == nil {
+	// Optional trailing fields: absent in entries written before they
+	// existed, and when they and those after them are zero.
+	if t.Sitemap == 0 && t.Hints == (crawl.Hints{}) && t.Validators.IsZero() && t.Prior == nil && t.Embed == 0 {
 		return b
 	}
 	b = binary.AppendUvarint(b, uint64(t.Sitemap))
@@ -284,12 +285,16 @@ func encodeTask(t crawl.Task) []byte {
 		prio = 1 + uint64(math.Round(min(max(t.Hints.Priority, 0), 1)*1000))
 	}
 	b = binary.AppendUvarint(b, prio)
-	if t.Validators.IsZero() && t.Prior == nil {
+	if t.Validators.IsZero() && t.Prior == nil && t.Embed == 0 {
 		return b
 	}
 	b = appendString(b, t.Validators.ETag)
 	b = appendString(b, t.Validators.LastModified)
-	return appendCapture(b, t.Prior)
+	b = appendCapture(b, t.Prior)
+	if t.Embed == 0 {
+		return b
+	}
+	return binary.AppendUvarint(b, uint64(t.Embed))
 }
 
 func decodeTask(v []byte) (crawl.Task, error) {
@@ -319,6 +324,9 @@ func decodeTask(v []byte) (crawl.Task, error) {
 		t.Validators.LastModified = d.string()
 		if d.err == nil && len(d.b) > 0 {
 			t.Prior = d.capture()
+		}
+		if d.err == nil && len(d.b) > 0 {
+			t.Embed = int(d.uvarint())
 		}
 	}
 	if d.err != nil {

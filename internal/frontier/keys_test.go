@@ -24,6 +24,10 @@ func TestTaskRoundTrip(t *testing.T) {
 		{Link: crawl.Link{URL: "http://a.test/v", Key: "http://a.test/v", Host: "a.test"}, Validators: crawl.Validators{ETag: `"e"`}},
 		{Link: crawl.Link{URL: "http://a.test/v", Key: "http://a.test/v", Host: "a.test"}, Validators: crawl.Validators{ETag: `"e"`},
 			Prior: &crawl.Capture{File: "f.warc.gz", Offset: 5, Length: 9, RecordID: "<urn:uuid:1>", Date: time.Unix(1700000000, 0)}},
+		// Requisites: the embed hops are the last optional field.
+		{Link: crawl.Link{URL: "http://cdn.test/a.png", Key: "http://cdn.test/a.png", Host: "cdn.test", Depth: 2, Via: "http://a.test/", Embed: 1}},
+		{Link: crawl.Link{URL: "http://cdn.test/f.woff", Key: "http://cdn.test/f.woff", Host: "cdn.test", Embed: 3}, Validators: crawl.Validators{ETag: `"e"`},
+			Prior: &crawl.Capture{File: "f.warc.gz", Offset: 5, Length: 9}},
 	}
 	for _, want := range tests {
 		got, err := decodeTask(encodeTask(want))

@@ -1,0 +1,318 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/net/websocket"
+
+	"github.com/godwit-crawler/godwit/internal/fakeweb"
+)
+
+// replayWebPageEnv names the directory of the replaywebpage npm package
+// (ui.js and sw.js), pinned by the test's documentation:
+//
+//	npm pack replaywebpage@2.5.3 && tar xzf replaywebpage-2.5.3.tgz
+//	GODWIT_REPLAYWEBPAGE=$PWD/package go test -run TestReplayInBrowser ./cmd/godwit
+const replayWebPageEnv = "GODWIT_REPLAYWEBPAGE"
+
+// TestReplayInBrowser replays a crawl the way a user would: the WACZ of a
+// small crawl with page requisites, opened in ReplayWeb.page (its npm
+// package, served from loopback) in headless Chromium. The replayed home
+// page must show its stylesheet applied (the <h1> colour that base.css,
+// imported by site.css, sets) and its image loaded from the archive
+// (naturalWidth 2). The screenshot is kept in the test's temp dir. It
+// needs Chromium and the replaywebpage package (see replayWebPageEnv),
+// and is skipped without them.
+func TestReplayInBrowser(t *testing.T) {
+	rwp := os.Getenv(replayWebPageEnv)
+	if rwp == "" {
+		t.Skipf("%s is not set: no ReplayWeb.page to replay in", replayWebPageEnv)
+	}
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		if chromium, err = exec.LookPath("chromium-browser"); err != nil {
+			t.Skip("no Chromium")
+		}
+	}
+	_, addr := startWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 6, Seed: 5, Requisites: true})
+	s := testSettings(t, addr)
+	s.MaxDepth = 1
+	crawlInProcess(t, s, []string{"http://h0.fake.test/"})
+	dir := t.TempDir()
+	wacz := filepath.Join(dir, "crawl.wacz")
+	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", wacz, "--data", s.Data); code != 0 {
+		t.Fatalf("export wacz: exit %d: %s", code, errOut)
+	}
+
+	// ReplayWeb.page, embedded in a page, with its service worker under
+	// /replay/, and the WACZ beside it.
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><html><head><script src="/ui.js"></script></head><body style="margin:0">
+<replay-web-page style="display:block;width:1000px;height:700px" source="/crawl.wacz" url="http://h0.fake.test/" replayBase="/replay/" embed="replayonly"></replay-web-page>
+</body></html>`)
+	})
+	mux.HandleFunc("/ui.js", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, filepath.Join(rwp, "ui.js")) })
+	mux.HandleFunc("/replay/sw.js", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, filepath.Join(rwp, "sw.js")) })
+	mux.HandleFunc("/crawl.wacz", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, wacz) })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	cdp := startChromium(ctx, t, chromium, dir)
+	if _, err := cdp.call(ctx, "Page.enable", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cdp.call(ctx, "Page.navigate", map[string]any{"url": "http://" + ln.Addr().String() + "/"}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Wait for the replayed page's frame, then for its image and style.
+	const probe = `JSON.stringify({color: document.querySelector("h1") ? getComputedStyle(document.querySelector("h1")).color : "",
+		img: document.images.length ? document.images[0].naturalWidth : -1,
+		complete: document.images.length ? document.images[0].complete : false,
+		src: document.images.length ? document.images[0].currentSrc : ""})`
+	var last string
+	for {
+		if ctx.Err() != nil {
+			shot(t, cdp, dir)
+			t.Fatalf("the replayed page never showed its style and image; last probe %s", last)
+		}
+		if frame := replayedFrame(ctx, cdp, "http://h0.fake.test/"); frame != "" {
+			if v, err := evalInFrame(ctx, cdp, frame, probe); err == nil {
+				last = v
+				var got struct {
+					Color    string
+					Img      int
+					Complete bool
+				}
+				if json.Unmarshal([]byte(v), &got) == nil && got.Complete && got.Img == 2 && got.Color == "rgb(1, 2, 3)" {
+					t.Logf("replayed: %s", v)
+					break
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	shot(t, cdp, dir)
+}
+
+// shot saves a screenshot of the page as replay.png in dir.
+func shot(t *testing.T, cdp *cdpConn, dir string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := cdp.call(ctx, "Page.captureScreenshot", map[string]any{"format": "png"})
+	if err != nil {
+		t.Logf("screenshot: %v", err)
+		return
+	}
+	var s struct{ Data string }
+	if json.Unmarshal(res, &s) != nil {
+		return
+	}
+	b, _ := base64.StdEncoding.DecodeString(s.Data)
+	p := filepath.Join(dir, "replay.png")
+	if err := os.WriteFile(p, b, 0o644); err == nil {
+		t.Logf("screenshot: %s", p)
+	}
+}
+
+// replayedFrame returns the ID of the frame replaying url (ReplayWeb.page
+// serves it at .../mp_/URL), "" if there is none yet.
+func replayedFrame(ctx context.Context, cdp *cdpConn, url string) string {
+	res, err := cdp.call(ctx, "Page.getFrameTree", nil)
+	if err != nil {
+		return ""
+	}
+	type frameTree struct {
+		Frame       struct{ ID, URL string }
+		ChildFrames []json.RawMessage
+	}
+	var find func(raw json.RawMessage) string
+	find = func(raw json.RawMessage) string {
+		var ft frameTree
+		if json.Unmarshal(raw, &ft) != nil {
+			return ""
+		}
+		if strings.Contains(ft.Frame.URL, "mp_/"+url) {
+			return ft.Frame.ID
+		}
+		for _, c := range ft.ChildFrames {
+			if id := find(c); id != "" {
+				return id
+			}
+		}
+		return ""
+	}
+	var top struct{ FrameTree json.RawMessage }
+	if json.Unmarshal(res, &top) != nil {
+		return ""
+	}
+	return find(top.FrameTree)
+}
+
+// evalInFrame evaluates expr, which must give a string, in frame.
+func evalInFrame(ctx context.Context, cdp *cdpConn, frame, expr string) (string, error) {
+	res, err := cdp.call(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": frame})
+	if err != nil {
+		return "", err
+	}
+	var w struct{ ExecutionContextID int }
+	if err := json.Unmarshal(res, &w); err != nil {
+		return "", err
+	}
+	res, err = cdp.call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "contextId": w.ExecutionContextID, "returnByValue": true})
+	if err != nil {
+		return "", err
+	}
+	var v struct {
+		Result struct{ Value string }
+	}
+	err = json.Unmarshal(res, &v)
+	return v.Result.Value, err
+}
+
+// cdpConn is a minimal Chrome DevTools Protocol client over one page's
+// websocket: calls, answered in order by id; events are dropped.
+type cdpConn struct {
+	ws      *websocket.Conn
+	mu      sync.Mutex
+	id      int
+	pending map[int]chan cdpReply
+}
+
+type cdpReply struct {
+	Result json.RawMessage
+	Error  *struct{ Message string }
+}
+
+// startChromium starts headless Chromium with a debugging port and
+// connects to its first page; both end with the test.
+func startChromium(ctx context.Context, t *testing.T, path, dir string) *cdpConn {
+	t.Helper()
+	profile := filepath.Join(dir, "chromium")
+	cmd := exec.Command(path, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--remote-debugging-port=0", "--remote-allow-origins=*", "--user-data-dir="+profile, "--window-size=1000,700", "about:blank")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-done })
+
+	var port string
+	for port == "" {
+		if b, err := os.ReadFile(filepath.Join(profile, "DevToolsActivePort")); err == nil {
+			port, _, _ = strings.Cut(string(b), "\n")
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("Chromium did not open its debugging port")
+		case <-done:
+			t.Fatal("Chromium exited")
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	if _, err := strconv.Atoi(port); err != nil {
+		t.Fatalf("DevToolsActivePort %q", port)
+	}
+	var targets []struct{ Type, WebSocketDebuggerURL string }
+	for len(targets) == 0 {
+		resp, err := http.Get("http://127.0.0.1:" + port + "/json/list")
+		if err == nil {
+			json.NewDecoder(resp.Body).Decode(&targets)
+			resp.Body.Close()
+		}
+		if len(targets) > 0 && targets[0].Type != "page" {
+			targets = targets[:0]
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("no page target")
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	ws, err := websocket.Dial(targets[0].WebSocketDebuggerURL, "", "http://127.0.0.1/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cdpConn{ws: ws, pending: map[int]chan cdpReply{}}
+	readDone := make(chan struct{})
+	go c.read(readDone)
+	t.Cleanup(func() { ws.Close(); <-readDone })
+	return c
+}
+
+func (c *cdpConn) read(done chan struct{}) {
+	defer close(done)
+	for {
+		var msg struct {
+			ID int
+			cdpReply
+		}
+		if err := websocket.JSON.Receive(c.ws, &msg); err != nil {
+			return
+		}
+		if msg.ID == 0 {
+			continue // an event
+		}
+		c.mu.Lock()
+		ch := c.pending[msg.ID]
+		delete(c.pending, msg.ID)
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- msg.cdpReply
+		}
+	}
+}
+
+func (c *cdpConn) call(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
+	c.mu.Lock()
+	c.id++
+	id := c.id
+	ch := make(chan cdpReply, 1)
+	c.pending[id] = ch
+	c.mu.Unlock()
+	if params == nil {
+		params = map[string]any{}
+	}
+	if err := websocket.JSON.Send(c.ws, map[string]any{"id": id, "method": method, "params": params}); err != nil {
+		return nil, err
+	}
+	select {
+	case r := <-ch:
+		if r.Error != nil {
+			return nil, fmt.Errorf("%s: %s", method, r.Error.Message)
+		}
+		return r.Result, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
