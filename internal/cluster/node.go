@@ -130,8 +130,8 @@ type owned struct {
 	// suspended: Owns said no; its hosts are not leased until it says
 	// yes again (Run checks).
 	suspended bool
-	leases  int        // leases out
-	pub     sync.Mutex // serializes fenced appends
+	leases    int        // leases out
+	pub       sync.Mutex // serializes fenced appends
 }
 
 var _ crawl.Frontier = (*Node)(nil)
