@@ -312,7 +312,8 @@ func TestProcessorFlags(t *testing.T) {
 	for _, bad := range [][]string{
 		{"--processor", "language"},
 		{"--processor", "exec:  "},
-		{"--events", "nats://localhost/pages"},
+		{"--events", "nats://localhost"},
+		{"--events", "nats://localhost/pages.*"},
 		{"--events", "jsonl:"},
 		{"--processor-timeout", "-1s"},
 	} {
