@@ -340,7 +340,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		fr.Close()
 		return res, err
 	}
-	evs, err := openEvents(s)
+	evs, err := openEvents(ctx, s)
 	if err != nil {
 		arch.Close()
 		fr.Close()

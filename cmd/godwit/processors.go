@@ -42,7 +42,7 @@ func (f *crawlFlags) registerProcessors(fs *pflag.FlagSet) {
 		`content processor, repeatable, run in order: "structured" (JSON-LD and OpenGraph) or "exec:CMD ARGS" (JSON Lines over stdin/stdout)`)
 	fs.DurationVar(&f.s.Process.Budget, "processor-timeout", defaultProcessorBudget, "time one processor may take over one page")
 	fs.IntVar(&f.s.Process.InFlight, "processor-in-flight", 8, "pages in flight to each exec: processor")
-	fs.StringVar(&f.s.Process.Events, "events", "", `page events: "jsonl:FILE" (one JSON line per archived page, rotated)`)
+	fs.StringVar(&f.s.Process.Events, "events", "", `page events: "jsonl:FILE" (one JSON line per archived page, rotated) or "nats://HOST:PORT/SUBJECT" (one message per page in a JetStream stream)`)
 	fs.Int64Var(&f.s.Process.EventsMaxSize, "events-max-size", 64<<20, "size in bytes past which the events file is rotated")
 }
 
@@ -68,9 +68,13 @@ func (p processorSettings) validate() error {
 	if p.Budget < 0 || p.InFlight < 0 || p.EventsMaxSize < 0 {
 		return errors.New("--processor-timeout, --processor-in-flight and --events-max-size must not be negative")
 	}
-	if p.Events != "" {
+	if p.Events != "" && !strings.HasPrefix(p.Events, "nats://") {
 		if _, err := eventsFile(p.Events); err != nil {
 			return err
+		}
+	} else if p.Events != "" {
+		if _, _, err := events.ParseNATS(p.Events); err != nil {
+			return fmt.Errorf("--events: %w", err)
 		}
 	}
 	return nil
@@ -95,7 +99,7 @@ func execCommand(spec string) ([]string, error) {
 func eventsFile(spec string) (string, error) {
 	path, ok := strings.CutPrefix(spec, "jsonl:")
 	if !ok || path == "" {
-		return "", fmt.Errorf("--events %q: want jsonl:FILE", spec)
+		return "", fmt.Errorf("--events %q: want jsonl:FILE or nats://HOST:PORT/SUBJECT", spec)
 	}
 	return path, nil
 }
@@ -178,16 +182,33 @@ func (ps *processors) start(ctx context.Context) (stop func()) {
 	}
 }
 
+// eventsSink is where a crawl's page events go besides the store's index.
+type eventsSink interface {
+	crawl.Events
+	Close() error
+}
+
 // openEvents opens the events sink s names; nil for none.
-func openEvents(s crawlSettings) (*events.File, error) {
+func openEvents(ctx context.Context, s crawlSettings) (eventsSink, error) {
 	if s.Process.Events == "" {
 		return nil, nil
+	}
+	if strings.HasPrefix(s.Process.Events, "nats://") {
+		st, err := events.OpenStream(ctx, s.Process.Events)
+		if err != nil {
+			return nil, failure{err}
+		}
+		return st, nil
 	}
 	path, err := eventsFile(s.Process.Events)
 	if err != nil {
 		return nil, err
 	}
-	return events.Open(events.Config{Path: path, MaxSize: s.Process.EventsMaxSize})
+	f, err := events.Open(events.Config{Path: path, MaxSize: s.Process.EventsMaxSize})
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // teeEvents sends each page event to every sink, in order, and stops at

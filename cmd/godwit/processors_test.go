@@ -13,7 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/pflag"
+
+	clusterjs "github.com/godwit-crawler/godwit/internal/cluster/jetstream"
 
 	"github.com/godwit-crawler/godwit/internal/events"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
@@ -312,7 +316,8 @@ func TestProcessorFlags(t *testing.T) {
 	for _, bad := range [][]string{
 		{"--processor", "language"},
 		{"--processor", "exec:  "},
-		{"--events", "nats://localhost/pages"},
+		{"--events", "nats://localhost"},
+		{"--events", "nats://localhost/pages.*"},
 		{"--events", "jsonl:"},
 		{"--processor-timeout", "-1s"},
 	} {
@@ -365,6 +370,67 @@ func TestProcessorSteersDiscovery(t *testing.T) {
 	for u := range want {
 		if !got[u] {
 			t.Errorf("%s not fetched", u)
+		}
+	}
+}
+
+// TestEventsOnNATS: with --events nats://…/SUBJECT, the stream holds one
+// event per archived page, each locating its record in the WARC files.
+func TestEventsOnNATS(t *testing.T) {
+	srv, err := clusterjs.NewServer(clusterjs.ServerConfig{Listen: "127.0.0.1:0", DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	web, addr := startWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 10, Seed: 7})
+	s := testSettings(t, addr)
+	s.Delay = 5 * time.Millisecond
+	s.Process.Events = srv.ClientURL() + "/crawl.pages"
+	res := crawlInProcess(t, s, web.Seeds())
+	checkReport(t, web.Report(fakeweb.Judge{Delay: s.Delay}))
+	pages := warcPages(t, res)
+
+	nc, err := nats.Connect(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := natsjs.New(nc)
+	stream, err := js.Stream(t.Context(), events.StreamName("crawl.pages"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := stream.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int(info.State.Msgs) != len(pages) || len(pages) < 20 {
+		t.Fatalf("%d events in the stream, %d pages archived: want one each", info.State.Msgs, len(pages))
+	}
+	cons, err := stream.OrderedConsumer(t.Context(), natsjs.OrderedConsumerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for range len(pages) {
+		m, err := cons.Next(natsjs.FetchMaxWait(5 * time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e events.Event
+		if err := json.Unmarshal(m.Data(), &e); err != nil {
+			t.Fatal(err)
+		}
+		p, ok := pages[e.WARC.RecordID]
+		if !ok || seen[e.WARC.RecordID] || p.uri != e.URL {
+			t.Errorf("event %s for record %s: a page %v, seen before %v", e.URL, e.WARC.RecordID, ok, seen[e.WARC.RecordID])
+		}
+		seen[e.WARC.RecordID] = true
+		if rec := readAt(t, res.WARCDir, e.WARC); rec.Header.Get(warc.FieldRecordID) != e.WARC.RecordID {
+			t.Errorf("event %s does not read back its record", e.URL)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 // Package events writes the crawl's page events (crawl.PageEvent) for
 // downstream systems: one JSON object per line per archived page, in a
-// file rotated by size (docs/processors.md, docs/events.schema.json);
+// file rotated by size (docs/processors.md, docs/events.schema.json) or
+// as messages in a JetStream stream (Stream);
 // and keeps them in the crawl's store (Index), numbered, for the admin
 // API's pages.
 //
