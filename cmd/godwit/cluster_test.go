@@ -18,6 +18,16 @@ func startNATS(t *testing.T) string {
 	return startNATSBinary(t, "nats", "--data", t.TempDir()).url
 }
 
+// clusterTest skips a cluster test under the race detector: its work
+// is in other processes, so it runs once, in the plain run (and, not
+// named Binary, not again in CI's e2e step).
+func clusterTest(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("cluster tests run without -race: their work is in other processes")
+	}
+}
+
 // clusterWeb serves a fakeweb for a cluster test and writes its seeds.
 func clusterWeb(t *testing.T, hosts int) (addr, seeds string) {
 	t.Helper()
@@ -82,11 +92,12 @@ func warcFiles(t *testing.T, data string) []string {
 	return files
 }
 
-// TestBinaryClusterCrawl: three crawler processes on one NATS server crawl
+// TestClusterCrawl: three crawler processes on one NATS server crawl
 // a 60-host web as one crawler, judged by the web: every page fetched,
 // once, by whichever node owns its host, with no politeness or robots.txt
 // violation across the cluster; the seeds were given to one node only.
-func TestBinaryClusterCrawl(t *testing.T) {
+func TestClusterCrawl(t *testing.T) {
+	clusterTest(t)
 	nats := startNATS(t)
 	web, seeds := clusterWeb(t, 60)
 	var nodes []*crawlProcess
@@ -111,11 +122,12 @@ func TestBinaryClusterCrawl(t *testing.T) {
 	}
 }
 
-// TestBinaryClusterNodeKilled: a node SIGKILLed mid-crawl loses nothing:
+// TestClusterNodeKilled: a node SIGKILLed mid-crawl loses nothing:
 // its shards move to the survivors within the lease TTL and the crawl
 // covers the web, politely; the only pages fetched twice are those in
 // flight at the kill (at most its workers).
-func TestBinaryClusterNodeKilled(t *testing.T) {
+func TestClusterNodeKilled(t *testing.T) {
+	clusterTest(t)
 	nats := startNATS(t)
 	web, seeds := clusterWeb(t, 60)
 	var nodes []*crawlProcess
@@ -148,9 +160,10 @@ func TestBinaryClusterNodeKilled(t *testing.T) {
 	checkReport(t, r)
 }
 
-// TestBinaryClusterRefusesOtherSettings: a node whose crawl-defining
+// TestClusterRefusesOtherSettings: a node whose crawl-defining
 // settings differ from the crawl's is refused, saying which.
-func TestBinaryClusterRefusesOtherSettings(t *testing.T) {
+func TestClusterRefusesOtherSettings(t *testing.T) {
+	clusterTest(t)
 	nats := startNATS(t)
 	web, seeds := clusterWeb(t, 2)
 	first := startCrawlBinary(t, append(clusterArgs(nats, "c3", "n1", filepath.Join(t.TempDir(), "d"), web), "--seeds", seeds)...)
@@ -161,4 +174,43 @@ func TestBinaryClusterRefusesOtherSettings(t *testing.T) {
 		t.Errorf("joining with another delay: exit %d, stderr:\n%s", res.code, res.stderr)
 	}
 	stopNodes(t, first)
+}
+
+// waitCoverage polls fakeweb until coverage reaches at least c.
+func waitCoverage(t *testing.T, web string, c float64) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for r := fetchReport(t, web, "20ms"); r.Coverage < c; r = fetchReport(t, web, "20ms") {
+		if time.Now().After(deadline) {
+			t.Fatalf("coverage %.3f after a minute, waiting for %.2f", r.Coverage, c)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestClusterNodeJoins: a fourth node started mid-crawl takes
+// shards from the three running and fetches from them; the crawl covers
+// the web with nothing fetched twice and no politeness violation.
+func TestClusterNodeJoins(t *testing.T) {
+	clusterTest(t)
+	nats := startNATS(t)
+	web, seeds := clusterWeb(t, 80)
+	var nodes []*crawlProcess
+	for i := 1; i <= 3; i++ {
+		args := clusterArgs(nats, "c4", "n"+strconv.Itoa(i), filepath.Join(t.TempDir(), "d"), web)
+		if i == 1 {
+			args = append(args, "--seeds", seeds)
+		}
+		nodes = append(nodes, startCrawlBinary(t, args...))
+	}
+	waitCoverage(t, web, 0.2)
+	late := filepath.Join(t.TempDir(), "d")
+	nodes = append(nodes, startCrawlBinary(t, clusterArgs(nats, "c4", "n4", late, web)...))
+	waitCovered(t, web, nodes...)
+	time.Sleep(time.Second)
+	stopNodes(t, nodes...)
+	checkReport(t, fetchReport(t, web, "20ms"))
+	if len(warcFiles(t, late)) == 0 {
+		t.Errorf("the node that joined fetched nothing:\n%s", tail(nodes[3].stderr.String(), 4096))
+	}
 }

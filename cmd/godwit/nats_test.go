@@ -89,11 +89,12 @@ func startNATSBinary(t *testing.T, name string, args ...string) *natsProc {
 	return p
 }
 
-// TestBinaryNATSCluster starts three `godwit nats` processes as a
+// TestNATSServersCluster starts three `godwit nats` processes as a
 // cluster, creates an R3 stream, SIGKILLs the server leading it, and
 // checks that every acknowledged message is still there and that the
 // stream takes new ones; the two left stop cleanly on SIGINT.
-func TestBinaryNATSCluster(t *testing.T) {
+func TestNATSServersCluster(t *testing.T) {
+	clusterTest(t)
 	procs, urls := startNATSCluster(t, t.TempDir())
 	nc, err := nats.Connect(strings.Join(urls, ","), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err != nil {

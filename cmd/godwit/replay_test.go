@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -217,15 +218,31 @@ type cdpReply struct {
 // connects to its first page; both end with the test.
 func startChromium(ctx context.Context, t *testing.T, path, dir string) *cdpConn {
 	t.Helper()
-	profile := filepath.Join(dir, "chromium")
+	// The profile is not under the test's TempDir: Chromium's helper
+	// processes may still write there for a moment after it is killed,
+	// which would fail the TempDir's removal.
+	profile, err := os.MkdirTemp("", "godwit-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(path, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
 		"--remote-debugging-port=0", "--remote-allow-origins=*", "--user-data-dir="+profile, "--window-size=1000,700", "about:blank")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its helpers go with it
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-done })
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		for range 50 { // the helpers' last writes
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 
 	var port string
 	for port == "" {
