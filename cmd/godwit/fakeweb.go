@@ -139,23 +139,8 @@ GET /_fakeweb/seeds lists the seed URLs.`,
 			if err != nil {
 				return err
 			}
-			ln, err := net.Listen("tcp", listen)
-			if err != nil {
-				return failure{err}
-			}
-			if seedsOut != "" {
-				if err := os.WriteFile(seedsOut, []byte(strings.Join(web.Seeds(), "\n")+"\n"), 0o644); err != nil {
-					ln.Close()
-					return failure{err}
-				}
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			printFakewebBanner(cmd.OutOrStdout(), ln.Addr().String(), web.Config())
-			if err := web.Serve(ctx, ln); err != nil {
-				return failure{err}
-			}
-			return nil
+			return serveWeb(cmd, listen, seedsOut, web.Seeds(), web.Serve,
+				func(addr string) { printFakewebBanner(cmd.OutOrStdout(), addr, web.Config()) })
 		},
 	}
 	fs := cmd.Flags()
@@ -185,23 +170,33 @@ func serveShapes(cmd *cobra.Command, shape string, hosts int, hostsSet bool, lis
 	if err != nil {
 		return err
 	}
+	return serveWeb(cmd, listen, seedsOut, web.Seeds(), web.Serve, func(addr string) {
+		base := "http://" + addr
+		c := web.Config()
+		fmt.Fprintf(cmd.OutOrStdout(), "fakeweb (%s shape) listening on %s\n  %d hosts under %s\n  seeds:     %s/_fakeweb/seeds\n  crawl it:  godwit crawl --proxy %s --seeds FILE\n  report:    curl '%s/_fakeweb/report'\n",
+			shape, base, c.Hosts, c.Domain, base, base, base)
+	})
+}
+
+// serveWeb serves a simulated web on listen until interrupted: it writes
+// the seeds to seedsOut (when set), prints the banner with the address
+// it listens on, and serves.
+func serveWeb(cmd *cobra.Command, listen, seedsOut string, seeds []string,
+	serve func(context.Context, net.Listener) error, banner func(addr string)) error {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return failure{err}
 	}
 	if seedsOut != "" {
-		if err := os.WriteFile(seedsOut, []byte(strings.Join(web.Seeds(), "\n")+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(seedsOut, []byte(strings.Join(seeds, "\n")+"\n"), 0o644); err != nil {
 			ln.Close()
 			return failure{err}
 		}
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	base := "http://" + ln.Addr().String()
-	c := web.Config()
-	fmt.Fprintf(cmd.OutOrStdout(), "fakeweb (%s shape) listening on %s\n  %d hosts under %s\n  seeds:     %s/_fakeweb/seeds\n  crawl it:  godwit crawl --proxy %s --seeds FILE\n  report:    curl '%s/_fakeweb/report'\n",
-		shape, base, c.Hosts, c.Domain, base, base, base)
-	if err := web.Serve(ctx, ln); err != nil {
+	banner(ln.Addr().String())
+	if err := serve(ctx, ln); err != nil {
 		return failure{err}
 	}
 	return nil
