@@ -162,10 +162,14 @@ func TestNATSServersCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range total {
-		m, err := cons.Next(jetstream.FetchMaxWait(10 * time.Second))
-		if err != nil {
-			t.Fatalf("message %d: %v", i, err)
-		}
+		var m jetstream.Msg
+		retry(t, ctx, fmt.Sprintf("reading message %d", i), func(context.Context) error {
+			// A cluster still settling its leaders answers "no
+			// responders" for a while; the message must come.
+			var err error
+			m, err = cons.Next(jetstream.FetchMaxWait(10 * time.Second))
+			return err
+		})
 		if got, want := string(m.Data()), fmt.Sprint(i); got != want {
 			t.Fatalf("message %d = %q, want %q", i, got, want)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -249,12 +250,24 @@ func (c *Crawler) work(dispatch, work context.Context) error {
 		if perr != nil {
 			return perr
 		}
-		if !c.cfg.KeepTrying && c.seeds.hopeless(func() int { return c.frontier.Stats().Hosts }) {
+		if !c.cfg.KeepTrying && c.seeds.hopeless(c.otherWork) {
 			c.log.Warn("giving up: no seed can be fetched and no host has answered")
 			c.stopDispatch()
 			return nil
 		}
 	}
+}
+
+// otherWork is, for seedWatch.hopeless, the number of hosts the crawl
+// knows, or more than any when a host may be contacted now or a lease is
+// out (a seed of a host whose robots.txt was given up on is then still to
+// be dispositioned: the crawl ends after it, with its count).
+func (c *Crawler) otherWork() int {
+	s := c.frontier.Stats()
+	if s.Ready > 0 || s.InFlight > 0 {
+		return math.MaxInt
+	}
+	return s.Hosts
 }
 
 // Pause stops taking new leases: fetches in flight finish, then workers
