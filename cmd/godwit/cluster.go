@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -146,6 +148,17 @@ type clusterNode struct {
 	js   *jetstream.Node
 	node *cluster.Node
 	log  *slog.Logger
+	// tick is how often the node reports its status and, as leader,
+	// takes a step of the end check.
+	tick time.Duration
+	// ends says whether the crawl can end (not a continuous one); admin
+	// is this node's admin API address, for the status pages.
+	ends  bool
+	admin string
+
+	seedsQueued atomic.Int64  // of the crawl's seeds, those this node has queued
+	seedsSynced chan struct{} // closed once this node's own seeds are in the crawl's list
+	started     time.Time
 
 	changes changeQueue
 	cancel  context.CancelFunc
@@ -188,12 +201,16 @@ func joinCluster(ctx context.Context, s crawlSettings, fr *frontier.Frontier, lo
 	if err != nil {
 		return nil, failure{fmt.Errorf("cluster: %s: %w", c.URL, err)}
 	}
-	cn := &clusterNode{nc: nc, log: log.With("node", c.Node)}
-	cn.changes.signal = make(chan struct{}, 1)
 	ttl := c.TTL
 	if ttl == 0 {
 		ttl = 15 * time.Second
 	}
+	cn := &clusterNode{nc: nc, log: log.With("node", c.Node), tick: ttl / 5, ends: !s.Continuous,
+		seedsSynced: make(chan struct{}), started: time.Now()}
+	if s.Admin != "off" {
+		cn.admin = s.Admin
+	}
+	cn.changes.signal = make(chan struct{}, 1)
 	jn, err := jetstream.Open(ctx, nc, jetstream.Config{
 		Crawl: c.Crawl, Node: c.Node, Replicas: max(c.Replicas, 1),
 		MemberTTL: ttl, LeaderTTL: ttl, LeaseTTL: ttl,
@@ -229,8 +246,10 @@ func joinCluster(ctx context.Context, s crawlSettings, fr *frontier.Frontier, lo
 
 // start runs the node's membership, its shards' logs and the crawl's
 // shared seeds until stop: seeds given here are added to the crawl's list,
-// and the seeds any node adds widen c's scope.
-func (cn *clusterNode) start(seeds []string, c *crawl.Crawler) {
+// and the seeds any node adds widen c's scope. The node reports its
+// status every tick; finish is called once the crawl is over (every
+// node idle: see cluster.Ended), which a continuous crawl never is.
+func (cn *clusterNode) start(seeds []string, c *crawl.Crawler, finish func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cn.cancel = cancel
 	cn.wg.Go(func() {
@@ -241,6 +260,7 @@ func (cn *clusterNode) start(seeds []string, c *crawl.Crawler) {
 	cn.wg.Go(func() { cn.node.Run(ctx) })
 	cn.wg.Go(func() { cn.applyChanges(ctx) })
 	cn.wg.Go(func() { cn.syncSeeds(ctx, seeds, c) })
+	cn.wg.Go(func() { cn.report(ctx, c, finish) })
 }
 
 // applyChanges makes the cluster.Node follow the shards jetstream.Node
@@ -323,7 +343,8 @@ func (cn *clusterNode) apply(ctx context.Context, ch jetstream.Change) {
 }
 
 // syncSeeds adds this node's seeds to the crawl's list, then keeps the
-// crawler's scope up to date with every node's seeds.
+// crawler's scope up to date with every node's seeds. Seeds new to the
+// list make a finished crawl run again.
 func (cn *clusterNode) syncSeeds(ctx context.Context, mine []string, c *crawl.Crawler) {
 	known := map[string]bool{}
 	// Polled often: a node must know the seeds before it judges the
@@ -331,11 +352,16 @@ func (cn *clusterNode) syncSeeds(ctx context.Context, mine []string, c *crawl.Cr
 	// when it fetches it; see crawl's seedScope).
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
-	for first := true; ; first = false {
+	synced := false
+	for {
 		var all []string
 		var err error
-		if first && len(mine) > 0 {
-			all, err = cn.js.AddSeeds(ctx, mine)
+		if !synced && len(mine) > 0 {
+			var added bool
+			all, added, err = cn.js.AddSeeds(ctx, mine)
+			if err == nil && added {
+				err = cn.js.Reopen(ctx)
+			}
 		} else {
 			all, err = cn.js.Seeds(ctx)
 		}
@@ -345,18 +371,28 @@ func (cn *clusterNode) syncSeeds(ctx context.Context, mine []string, c *crawl.Cr
 		var fresh []string
 		for _, s := range all {
 			if !known[s] {
-				known[s] = true
 				fresh = append(fresh, s)
 			}
 		}
 		if len(fresh) > 0 {
 			// Queued again on purpose: the links reach the seeds' shards
 			// whoever owns them; a seen one is a no-op there.
-			if _, err := c.AddSeeds(ctx, fresh); err != nil && ctx.Err() == nil {
-				cn.log.Warn("adding the crawl's seeds", "err", err)
+			if _, aerr := c.AddSeeds(ctx, fresh); aerr != nil {
+				if ctx.Err() == nil {
+					cn.log.Warn("adding the crawl's seeds", "err", aerr)
+				}
+			} else {
+				for _, s := range fresh {
+					known[s] = true
+				}
+				cn.seedsQueued.Store(int64(len(known)))
 			}
 		}
-		if first && err != nil {
+		if !synced && err == nil {
+			synced = true
+			close(cn.seedsSynced)
+		}
+		if !synced && ctx.Err() == nil {
 			continue // try the seeds again at once after a failure
 		}
 		select {
@@ -365,6 +401,160 @@ func (cn *clusterNode) syncSeeds(ctx context.Context, mine []string, c *crawl.Cr
 		case <-tick.C:
 		}
 	}
+}
+
+// nodeStats are what a node reports in its member key every tick: the
+// cluster's status pages show them, and the end check reads End.
+type nodeStats struct {
+	Started        time.Time         `json:"started"`
+	Pages          int64             `json:"pages"`
+	Requests       int64             `json:"requests"`         // every answer: pages, redirects, robots.txt, sitemaps, requisites
+	PagesPerSecond float64           `json:"pages_per_second"` // over the last minute
+	Queued         int               `json:"queued"`
+	InFlight       int               `json:"in_flight"`
+	Shards         int               `json:"shards"` // owned and claimed
+	Admin          string            `json:"admin,omitempty"`
+	End            cluster.EndReport `json:"end"`
+}
+
+// report writes this node's status to its member key every tick and,
+// while the node leads, decides whether the crawl is over; once it is
+// (the crawl's done record is there), it calls finish and returns.
+func (cn *clusterNode) report(ctx context.Context, c *crawl.Crawler, finish func()) {
+	select {
+	case <-cn.seedsSynced: // a node that brings new seeds reopens the crawl first
+	case <-ctx.Done():
+		return
+	}
+	tick := time.NewTicker(cn.tick)
+	defer tick.Stop()
+	var check endCheck
+	for {
+		if cn.ends {
+			d, err := cn.js.Done(ctx)
+			if err != nil && ctx.Err() == nil {
+				cn.log.Warn("reading whether the crawl is over", "err", err)
+			}
+			if d != nil {
+				cn.log.Info("the cluster crawl is over: every node is idle and every shard caught up",
+					"decided_by", d.By, "at", d.At)
+				finish()
+				return
+			}
+		}
+		st := cn.stats(ctx, c)
+		if b, err := json.Marshal(st); err == nil {
+			if err := cn.js.Report(ctx, b); err != nil && ctx.Err() == nil {
+				cn.log.Warn("cluster: status not reported", "err", err)
+			}
+		}
+		if cn.ends && cn.js.IsLeader() {
+			if err := check.step(ctx, cn); err != nil && ctx.Err() == nil {
+				cn.log.Warn("cluster: end check", "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// stats are this node's status now. The end check's round is read
+// before the node looks at itself, so that the report is newer than the
+// round.
+func (cn *clusterNode) stats(ctx context.Context, c *crawl.Crawler) nodeStats {
+	st := nodeStats{Started: cn.started, Admin: cn.admin}
+	if cn.ends {
+		round, err := cn.js.EndRound(ctx)
+		if err == nil {
+			st.End.Round = round
+			st.End.Seeds = int(cn.seedsQueued.Load())
+			st.End.Shards, st.End.Quiet, err = cn.node.Quiet(ctx)
+		}
+		if err != nil && ctx.Err() == nil {
+			cn.log.Warn("cluster: end check", "err", err)
+			st.End = cluster.EndReport{}
+		}
+	}
+	cs := c.Stats()
+	st.Pages = cs.Pages
+	st.Requests = cs.Pages + cs.Redirects + cs.RobotsFetches + cs.SitemapFetches + cs.Requisites
+	st.PagesPerSecond = c.Activity().Pages1m
+	st.Queued, st.InFlight = cs.Frontier.Queued, cs.Frontier.InFlight
+	st.Shards = len(cn.node.Owned())
+	return st
+}
+
+// endCheck is the leader's side of the end check (cluster.Ended): the
+// round it opened, and the streams' last sequences before it.
+type endCheck struct {
+	round   uint64
+	last    []uint64
+	started time.Time
+}
+
+// endCheckPatience is how long a round waits for every node's report
+// before it is given up (a new one starts when all are quiet again).
+const endCheckPatience = 30 * time.Second
+
+// step advances the end check: it opens a round when every node last
+// said it is quiet, and closes it when every node has reported for it,
+// marking the crawl done when cluster.Ended holds and no stream moved.
+func (e *endCheck) step(ctx context.Context, cn *clusterNode) error {
+	members, err := cn.js.Members(ctx)
+	if err != nil {
+		return err
+	}
+	reports := make(map[string]cluster.EndReport, len(members))
+	allQuiet, allIn := len(members) > 0, true
+	for _, m := range members {
+		var st nodeStats
+		if json.Unmarshal(m.Stats, &st) != nil {
+			st = nodeStats{}
+		}
+		reports[m.ID] = st.End
+		allQuiet = allQuiet && st.End.Quiet
+		allIn = allIn && st.End.Round >= e.round
+	}
+	if e.round == 0 {
+		if allQuiet {
+			e.round, e.last, err = cn.js.StartEndCheck(ctx)
+			e.started = time.Now()
+		}
+		return err
+	}
+	if !allIn {
+		if time.Since(e.started) > endCheckPatience {
+			e.round = 0
+		}
+		return nil
+	}
+	round, last := e.round, e.last
+	e.round = 0
+	a, err := cn.js.ReadAssignment(ctx)
+	if err != nil {
+		return err
+	}
+	seeds, err := cn.js.Seeds(ctx)
+	if err != nil {
+		return err
+	}
+	if ok, why := cluster.Ended(round, reports, a, len(seeds)); !ok {
+		cn.log.Debug("cluster: the crawl goes on", "round", round, "because", why)
+		return nil
+	}
+	now, err := cn.js.StreamsLast(ctx)
+	if err != nil {
+		return err
+	}
+	if !slices.Equal(now, last) {
+		cn.log.Debug("cluster: the crawl goes on: events were appended during the round", "round", round)
+		return nil
+	}
+	cn.log.Info("cluster: the crawl is over", "round", round, "nodes", len(reports))
+	return cn.js.MarkDone(ctx, jetstream.Done{At: time.Now().UTC(), By: cn.js.Name(), Round: round})
 }
 
 // stop ends the node's part in the crawl after the crawler stopped: the

@@ -69,6 +69,27 @@ func waitCovered(t *testing.T, web string, nodes ...*crawlProcess) fakeweb.Repor
 	}
 }
 
+// waitEnded waits for the nodes to end by themselves, the crawl over:
+// each exits 0 and says so.
+func waitEnded(t *testing.T, within time.Duration, nodes ...*crawlProcess) {
+	t.Helper()
+	deadline := time.After(within)
+	for i, p := range nodes {
+		select {
+		case <-p.done:
+		case <-deadline:
+			for j, p := range nodes {
+				t.Logf("node %d stderr (last 4 KB):\n%s", j+1, tail(p.stderr.String(), 4096))
+			}
+			t.Fatalf("node %d still running %v after the crawl started", i+1, within)
+		}
+		if p.code != 0 || !strings.Contains(p.stdout.String(), "finished in") ||
+			!strings.Contains(p.stderr.String(), "the cluster crawl is over") {
+			t.Errorf("node %d exited with %d:\nstdout:\n%s\nstderr (last 4 KB):\n%s", i+1, p.code, &p.stdout, tail(p.stderr.String(), 4096))
+		}
+	}
+}
+
 // stopNodes interrupts the nodes and checks each stops cleanly.
 func stopNodes(t *testing.T, nodes ...*crawlProcess) {
 	t.Helper()
@@ -96,6 +117,7 @@ func warcFiles(t *testing.T, data string) []string {
 // a 60-host web as one crawler, judged by the web: every page fetched,
 // once, by whichever node owns its host, with no politeness or robots.txt
 // violation across the cluster; the seeds were given to one node only.
+// The crawl ends on every node by itself once the web is covered.
 func TestClusterCrawl(t *testing.T) {
 	clusterTest(t)
 	nats := startNATS(t)
@@ -111,14 +133,21 @@ func TestClusterCrawl(t *testing.T) {
 		}
 		nodes = append(nodes, startCrawlBinary(t, args...))
 	}
-	waitCovered(t, web, nodes...)
-	time.Sleep(time.Second) // a second fetch of a page would show now
-	stopNodes(t, nodes...)
-	checkReport(t, fetchReport(t, web, "20ms"))
+	// The crawl ends by itself once every node is idle: not before the
+	// web is covered, and not long after.
+	waitEnded(t, 2*time.Minute, nodes...)
+	r := fetchReport(t, web, "20ms")
+	checkReport(t, r)
 	for i, d := range dirs {
 		if len(warcFiles(t, d)) == 0 {
 			t.Errorf("node %d wrote no WARC file:\n%s", i+1, &nodes[i].stderr)
 		}
+	}
+	// A node started again on a finished crawl has nothing to do.
+	again := startCrawlBinary(t, clusterArgs(nats, "c1", "n2", dirs[1], web)...)
+	waitEnded(t, 30*time.Second, again)
+	if n := fetchReport(t, web, "20ms").Requests; n != r.Requests {
+		t.Errorf("a node joining the finished crawl made %d requests", n-r.Requests)
 	}
 }
 
@@ -150,8 +179,7 @@ func TestClusterNodeKilled(t *testing.T) {
 	killedAt := time.Now()
 	waitCovered(t, web, nodes[0], nodes[2])
 	t.Logf("covered %.1fs after the kill", time.Since(killedAt).Seconds())
-	time.Sleep(time.Second)
-	stopNodes(t, nodes[0], nodes[2])
+	waitEnded(t, time.Minute, nodes[0], nodes[2])
 	r := fetchReport(t, web, "20ms")
 	if r.Duplicates > 8 {
 		t.Errorf("%d pages fetched twice, more than the killed node's 8 workers had in flight", r.Duplicates)
@@ -206,9 +234,7 @@ func TestClusterNodeJoins(t *testing.T) {
 	waitCoverage(t, web, 0.2)
 	late := filepath.Join(t.TempDir(), "d")
 	nodes = append(nodes, startCrawlBinary(t, clusterArgs(nats, "c4", "n4", late, web)...))
-	waitCovered(t, web, nodes...)
-	time.Sleep(time.Second)
-	stopNodes(t, nodes...)
+	waitEnded(t, 2*time.Minute, nodes...)
 	checkReport(t, fetchReport(t, web, "20ms"))
 	if len(warcFiles(t, late)) == 0 {
 		t.Errorf("the node that joined fetched nothing:\n%s", tail(nodes[3].stderr.String(), 4096))

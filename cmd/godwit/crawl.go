@@ -377,8 +377,12 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		fr.Close()
 		return res, err
 	}
+	// runCtx ends the crawl as finished rather than stopped: a cluster
+	// crawl ends so when every node is idle.
+	runCtx, finish := context.WithCancel(ctx)
+	defer finish()
 	if cn != nil {
-		cn.start(seeds, c) // the crawl's seeds come from every node
+		cn.start(seeds, c, finish) // the crawl's seeds come from every node
 	} else if _, err := c.AddSeeds(ctx, seeds); err != nil {
 		arch.Close()
 		fr.Close()
@@ -408,7 +412,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	}
 	stopProgress := term.progress(c.Stats, log)
 	stopProcs := procs.start(ctx)
-	runErr := c.Run(ctx)
+	runErr := c.Run(runCtx)
 	stopProcs() // no worker calls them any more
 	stopProgress()
 	stopAdmin() // before the archive and frontier close under it

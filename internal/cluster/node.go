@@ -601,3 +601,67 @@ func (n *Node) Complete(ctx context.Context, l crawl.Lease, out crawl.Outcome) e
 
 // Stats are the local frontier's: the shards this node owns.
 func (n *Node) Stats() crawl.FrontierStats { return n.cfg.Shards.Stats() }
+
+// Quiet reports whether the node has nothing left to do for the crawl
+// as far as it can see now: no link waiting to be appended or being
+// appended, no lease out, nothing queued in its Shards, and every shard
+// it owns claimed, not suspended and caught up with its log's last event
+// (asked of the log, one request per shard, only when the rest holds).
+// Shards is how many shards it owns so; a crawl is over when its nodes'
+// Shards add up to every shard, each quiet, with nothing appended to any
+// log in between (see package jetstream's end check).
+func (n *Node) Quiet(ctx context.Context) (shards int, quiet bool, err error) {
+	n.lmu.Lock()
+	pending, gen := len(n.pending), n.gen
+	n.lmu.Unlock()
+	if pending > 0 || !n.flushMu.TryLock() {
+		return 0, false, nil
+	}
+	flushed := n.flushed >= gen
+	n.flushMu.Unlock()
+	if !flushed {
+		return 0, false, nil
+	}
+	if s := n.cfg.Shards.Stats(); s.Queued > 0 || s.InFlight > 0 {
+		return 0, false, nil
+	}
+	type at struct {
+		p       int
+		applied uint64
+	}
+	var mine []at
+	n.mu.Lock()
+	for p, o := range n.owned {
+		if !o.active || o.lost || o.suspended || o.leases > 0 {
+			n.mu.Unlock()
+			return 0, false, nil
+		}
+		mine = append(mine, at{p, o.applied})
+	}
+	n.mu.Unlock()
+	behind := false
+	var bmu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(16)
+	for _, s := range mine {
+		g.Go(func() error {
+			last, _, err := n.cfg.Log.Last(gctx, s.p)
+			if err != nil {
+				return err
+			}
+			if last > s.applied {
+				bmu.Lock()
+				behind = true
+				bmu.Unlock()
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return 0, false, fmt.Errorf("cluster: shard log: %w", err)
+	}
+	if behind {
+		return 0, false, nil
+	}
+	return len(mine), true, nil
+}

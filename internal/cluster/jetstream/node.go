@@ -373,26 +373,17 @@ func (n *Node) lead(ctx context.Context) {
 func (n *Node) rebalance(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
 	defer cancel()
-	lister, err := n.members.ListKeys(ctx)
+	members, err := n.Members(ctx)
 	if err != nil {
-		if errors.Is(err, js.ErrNoKeysFound) {
-			return nil
-		}
 		return err
 	}
-	var ms []cluster.Member
-	for key := range lister.Keys() {
-		e, err := n.members.Get(ctx, key)
-		if err != nil {
-			continue // expired since it was listed
-		}
-		var v memberValue
-		if json.Unmarshal(e.Value(), &v) != nil {
-			continue
-		}
-		ms = append(ms, cluster.Member{ID: key, Capacity: v.Capacity})
+	if len(members) == 0 {
+		return nil
 	}
-	_ = lister.Stop() // the listing is over; Stop only frees its subscription, if still there
+	ms := make([]cluster.Member, len(members))
+	for i, m := range members {
+		ms[i] = cluster.Member{ID: m.ID, Capacity: m.Capacity}
+	}
 	var prev cluster.Assignment
 	var rev uint64
 	e, err := n.control.Get(ctx, keyAssignment)

@@ -15,12 +15,13 @@ import (
 const keySeeds = "seeds"
 
 // AddSeeds adds seeds to the crawl's list (compare-and-set, so that
-// nodes adding seeds at once lose none) and returns the whole list.
-func (n *Node) AddSeeds(ctx context.Context, seeds []string) ([]string, error) {
+// nodes adding seeds at once lose none) and returns the whole list, and
+// whether any of seeds was new to it.
+func (n *Node) AddSeeds(ctx context.Context, seeds []string) (all []string, added bool, err error) {
 	for {
 		all, rev, err := n.seeds(ctx)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		merged := slices.Clone(all)
 		for _, s := range seeds {
@@ -29,11 +30,11 @@ func (n *Node) AddSeeds(ctx context.Context, seeds []string) ([]string, error) {
 			}
 		}
 		if len(merged) == len(all) {
-			return all, nil
+			return all, false, nil
 		}
 		b, err := json.Marshal(merged)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		cctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
 		if rev == 0 {
@@ -44,15 +45,15 @@ func (n *Node) AddSeeds(ctx context.Context, seeds []string) ([]string, error) {
 		cancel()
 		switch {
 		case err == nil:
-			return merged, nil
+			return merged, true, nil
 		case errors.Is(err, js.ErrKeyExists) || wrongSeq(err):
 			continue // another node added seeds meanwhile
 		case ctx.Err() != nil:
-			return nil, ctx.Err()
+			return nil, false, ctx.Err()
 		case transient(err):
 			continue
 		}
-		return nil, fmt.Errorf("jetstream: seeds: %w", err)
+		return nil, false, fmt.Errorf("jetstream: seeds: %w", err)
 	}
 }
 

@@ -1,0 +1,208 @@
+package jetstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	js "github.com/nats-io/nats.go/jetstream"
+
+	"github.com/godwit-crawler/godwit/internal/cluster"
+)
+
+// Keys of the control bucket for the crawl's end (see cluster.Ended for
+// the protocol).
+const (
+	// keyEndCheck's revision is the number of the end check's current
+	// round.
+	keyEndCheck = "endcheck"
+	// keyDone holds a Done record once the crawl is over.
+	keyDone = "done"
+)
+
+// Member is a node of the crawl as its member key shows it.
+type Member struct {
+	ID       string
+	Capacity int
+	// Stats are what the node last reported (SetStats, Report).
+	Stats json.RawMessage
+	// Updated is when the key was last written (the server's clock).
+	Updated time.Time
+}
+
+// Members lists the crawl's live members (their keys have not
+// expired), by ID.
+func (n *Node) Members(ctx context.Context) ([]Member, error) {
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
+	defer cancel()
+	lister, err := n.members.ListKeys(ctx)
+	if err != nil {
+		if errors.Is(err, js.ErrNoKeysFound) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("jetstream: members: %w", err)
+	}
+	defer func() { _ = lister.Stop() }() // frees the listing's subscription, if still there
+	var ms []Member
+	for key := range lister.Keys() {
+		e, err := n.members.Get(ctx, key)
+		if err != nil {
+			continue // expired since it was listed
+		}
+		var v memberValue
+		if json.Unmarshal(e.Value(), &v) != nil {
+			continue
+		}
+		ms = append(ms, Member{ID: key, Capacity: v.Capacity, Stats: v.Stats, Updated: e.Created()})
+	}
+	slices.SortFunc(ms, func(a, b Member) int { return strings.Compare(a.ID, b.ID) })
+	return ms, nil
+}
+
+// Report sets the node's stats (as SetStats) and writes its member key
+// now rather than at the next renewal.
+func (n *Node) Report(ctx context.Context, stats json.RawMessage) error {
+	n.SetStats(stats)
+	n.mu.Lock()
+	v, err := json.Marshal(memberValue{Capacity: n.cfg.Capacity, Stats: n.stats})
+	n.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	_, err = n.kvPut(ctx, bucketName(n.cfg.Crawl, "members"), n.cfg.Node, v, n.cfg.MemberTTL, nil)
+	return err
+}
+
+// ReadAssignment reads the crawl's assignment (the zero Assignment when
+// there is none yet). Assignment, on a running Node, is the one it last
+// saw.
+func (n *Node) ReadAssignment(ctx context.Context) (cluster.Assignment, error) {
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
+	defer cancel()
+	var a cluster.Assignment
+	e, err := n.control.Get(ctx, keyAssignment)
+	if errors.Is(err, js.ErrKeyNotFound) {
+		return a, nil
+	}
+	if err != nil {
+		return a, fmt.Errorf("jetstream: assignment: %w", err)
+	}
+	if err := a.UnmarshalJSON(e.Value()); err != nil {
+		return a, fmt.Errorf("jetstream: assignment: %w", err)
+	}
+	return a, nil
+}
+
+// StreamsLast returns the last sequence of each of the crawl's streams.
+func (n *Node) StreamsLast(ctx context.Context) ([]uint64, error) {
+	infos, err := n.StreamsInfo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	last := make([]uint64, len(infos))
+	for i, si := range infos {
+		last[i] = si.State.LastSeq
+	}
+	return last, nil
+}
+
+// StreamsInfo returns the current state of each of the crawl's streams.
+func (n *Node) StreamsInfo(ctx context.Context) ([]*js.StreamInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
+	defer cancel()
+	infos := make([]*js.StreamInfo, len(n.streams))
+	for i, s := range n.streams {
+		si, err := s.Info(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("jetstream: stream %s: %w", StreamName(n.cfg.Crawl, i), err)
+		}
+		infos[i] = si
+	}
+	return infos, nil
+}
+
+// StartEndCheck opens a round of the end check: it reads the streams'
+// last sequences, then writes the round key, and returns both. Reports of
+// this round or a later one were computed after the streams were read.
+func (n *Node) StartEndCheck(ctx context.Context) (round uint64, last []uint64, err error) {
+	if last, err = n.StreamsLast(ctx); err != nil {
+		return 0, nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
+	defer cancel()
+	round, err = n.control.Put(cctx, keyEndCheck, []byte(n.cfg.Node))
+	if err != nil {
+		return 0, nil, fmt.Errorf("jetstream: end check: %w", err)
+	}
+	return round, last, nil
+}
+
+// EndRound returns the end check's current round (0: none yet).
+func (n *Node) EndRound(ctx context.Context) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
+	defer cancel()
+	e, err := n.control.Get(ctx, keyEndCheck)
+	if errors.Is(err, js.ErrKeyNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("jetstream: end check: %w", err)
+	}
+	return e.Revision(), nil
+}
+
+// Done records that the crawl is over.
+type Done struct {
+	At    time.Time `json:"at"`
+	By    string    `json:"by"`    // the node that decided
+	Round uint64    `json:"round"` // of the end check
+}
+
+// MarkDone records that the crawl is over (the first record stays).
+func (n *Node) MarkDone(ctx context.Context, d Done) error {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
+	defer cancel()
+	if _, err := n.control.Create(ctx, keyDone, b); err != nil && !errors.Is(err, js.ErrKeyExists) {
+		return fmt.Errorf("jetstream: done: %w", err)
+	}
+	return nil
+}
+
+// Done returns the record of the crawl's end, nil while it runs.
+func (n *Node) Done(ctx context.Context) (*Done, error) {
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
+	defer cancel()
+	e, err := n.control.Get(ctx, keyDone)
+	if errors.Is(err, js.ErrKeyNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: done: %w", err)
+	}
+	var d Done
+	if err := json.Unmarshal(e.Value(), &d); err != nil {
+		return nil, fmt.Errorf("jetstream: done: %w", err)
+	}
+	return &d, nil
+}
+
+// Reopen makes a finished crawl run again (new seeds were added to it).
+func (n *Node) Reopen(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
+	defer cancel()
+	if err := n.control.Delete(ctx, keyDone); err != nil && !errors.Is(err, js.ErrKeyNotFound) {
+		return fmt.Errorf("jetstream: reopening: %w", err)
+	}
+	return nil
+}
+
+// Name is this node's ID in the crawl.
+func (n *Node) Name() string { return n.cfg.Node }
