@@ -22,6 +22,7 @@ type backend struct {
 	frontier *frontier.Frontier
 	archive  *archive.Archive
 	pages    *events.Index // nil: no pages API (pages.go)
+	cluster  *clusterNode  // nil: a single-node crawl (no /api/cluster)
 	canon    *urlnorm.Canonicalizer
 	started  time.Time
 	now      func() time.Time

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -8,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godwit-crawler/godwit/internal/admin"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
 )
 
@@ -238,5 +243,105 @@ func TestClusterNodeJoins(t *testing.T) {
 	checkReport(t, fetchReport(t, web, "20ms"))
 	if len(warcFiles(t, late)) == 0 {
 		t.Errorf("the node that joined fetched nothing:\n%s", tail(nodes[3].stderr.String(), 4096))
+	}
+}
+
+// freeLoopbackAddr returns a loopback address no one listens on now.
+func freeLoopbackAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestClusterStatus: any node's admin API, /metrics and `godwit status`
+// show the whole cluster (nodes, their shards and pages, the totals),
+// and so does `godwit status --cluster` with no node's help; once the
+// crawl is over, the status says so.
+func TestClusterStatus(t *testing.T) {
+	clusterTest(t)
+	nats := startNATS(t)
+	seeds := filepath.Join(t.TempDir(), "seeds.txt")
+	web := startFakewebBinary(t, "--hosts", "20", "--pages", "8", "--seeds-out", seeds)
+	adminAddr := freeLoopbackAddr(t)
+	// A slow crawl (half a second between requests to a host), so that
+	// it runs while its status is read.
+	n1 := startCrawlBinary(t, append(clusterArgs(nats, "c5", "n1", filepath.Join(t.TempDir(), "d"), web),
+		"--seeds", seeds, "--admin", adminAddr, "--delay", "500ms")...)
+	n2 := startCrawlBinary(t, append(clusterArgs(nats, "c5", "n2", filepath.Join(t.TempDir(), "d"), web), "--delay", "500ms")...)
+
+	var st admin.ClusterStatus
+	settled := func() bool {
+		res := runBinary(t, "status", "--cluster", nats, "--crawl", "c5", "--json")
+		st = admin.ClusterStatus{}
+		if res.code != 0 || json.Unmarshal([]byte(res.stdout), &st) != nil || len(st.Nodes) != 2 {
+			return false
+		}
+		owned := 0
+		for _, n := range st.Nodes {
+			owned += n.OwnedShards
+		}
+		return owned == st.Shards && st.Totals.Pages > 0 && st.Nodes[0].Pages > 0 && st.Nodes[1].Pages > 0
+	}
+	waitUntil(t, n1, "both nodes own their shards and fetch", settled)
+	if st.Crawl != "c5" || st.Shards != 1024 || st.UnownedShards != 0 || st.Seeds != 20 || st.Done != nil ||
+		st.Nodes[0].ID != "n1" || st.Nodes[0].Admin != adminAddr || st.Leader == "" || st.Log.Messages == 0 {
+		t.Errorf("godwit status --cluster: %+v", st)
+	}
+	if n := st.Nodes[0].AssignedShards; n != 512 {
+		t.Errorf("n1 is assigned %d shards, want 512 of 1024", n)
+	}
+
+	// The same from a node's admin API, and in words from `godwit status`.
+	var api admin.ClusterStatus
+	getJSON(t, "http://"+adminAddr+"/api/cluster", &api)
+	if api.Node != "n1" || len(api.Nodes) != 2 || api.Crawl != "c5" {
+		t.Errorf("/api/cluster: %+v", api)
+	}
+	res := runBinary(t, "status", "--admin", adminAddr)
+	if res.code != 0 || !strings.Contains(res.stdout, "cluster crawl  c5: running") || !strings.Contains(res.stdout, "\nn2 ") {
+		t.Errorf("godwit status: exit %d:\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	metrics := getText(t, "http://"+adminAddr+"/metrics")
+	for _, want := range []string{"godwit_cluster_nodes 2", `godwit_cluster_node_shards{node="n2"}`, "godwit_cluster_done 0"} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+
+	waitEnded(t, 2*time.Minute, n1, n2)
+	checkReport(t, fetchReport(t, web, "500ms"))
+	res = runBinary(t, "status", "--cluster", nats, "--crawl", "c5")
+	if res.code != 0 || !strings.Contains(res.stdout, "c5: over") {
+		t.Errorf("godwit status --cluster after the end: exit %d:\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if res := runBinary(t, "status", "--cluster", nats, "--crawl", "nosuch"); res.code != 1 || !strings.Contains(res.stderr, "no such crawl") {
+		t.Errorf("status of a crawl that does not exist: exit %d: %s", res.code, res.stderr)
+	}
+}
+
+// getText GETs url and returns its body; the answer must be 200.
+func getText(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s, %v:\n%s", url, resp.Status, err, b)
+	}
+	return string(b)
+}
+
+// getJSON GETs url and decodes its JSON body into v.
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(getText(t, url)), v); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
 	}
 }

@@ -395,8 +395,12 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	if ws != nil {
 		metrics = append(metrics, ws.up.RegisterMetrics)
 	}
+	if cn != nil {
+		metrics = append(metrics, func(reg prometheus.Registerer) error { return reg.Register(newClusterCollector(cn.js)) })
+	}
 	be := newBackend(c, fr, arch, ccfg.URL)
 	be.pages = pages
+	be.cluster = cn
 	stopAdmin, err := startAdmin(ctx, s, be, log, metrics...)
 	if err != nil {
 		arch.Close()

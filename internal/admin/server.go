@@ -98,6 +98,7 @@ func New(b Backend, o Options) (*Server, error) {
 	s.routes = []route{
 		{"POST", "/api/seeds", s.addSeeds},
 		{"GET", "/api/status", s.status},
+		{"GET", "/api/cluster", s.cluster},
 		{"GET", "/api/hosts", s.listHosts},
 		{"GET", "/api/hosts/{host}", s.host},
 		{"PUT", "/api/hosts/{host}/policy", s.setPolicy},

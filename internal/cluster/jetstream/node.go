@@ -111,7 +111,9 @@ func (l *lease) usable(now time.Time) bool {
 
 // Close releases the node's codec. It does not touch the connection.
 func (n *Node) Close() error {
-	n.codec.Close()
+	if n.codec != nil { // nil in an observer
+		n.codec.Close()
+	}
 	return nil
 }
 
