@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/pflag"
 
+	"github.com/godwit-crawler/godwit/internal/blob"
 	"github.com/godwit-crawler/godwit/internal/cluster"
 	"github.com/godwit-crawler/godwit/internal/cluster/jetstream"
 	"github.com/godwit-crawler/godwit/internal/crawl"
@@ -35,6 +38,29 @@ type clusterSettings struct {
 	// TTL of membership, leader and shard leases (whole seconds, ≥ 2 s):
 	// a node that dies loses its shards this long after its last renewal.
 	TTL time.Duration `yaml:"ttl"`
+	// SnapshotEvents is how many events of a shard's log its owner
+	// applies between two snapshots of the shard (which cut the log).
+	SnapshotEvents int `yaml:"snapshot_events"`
+}
+
+// s3Blobs keeps shard snapshots in the crawl's --store bucket, under
+// prefix.
+type s3Blobs struct {
+	bucket *blob.Bucket
+	prefix string
+}
+
+func (b s3Blobs) Put(ctx context.Context, name string, data []byte) error {
+	_, err := b.bucket.Put(ctx, b.prefix+name, bytes.NewReader(data), int64(len(data)))
+	return err
+}
+
+func (b s3Blobs) Get(ctx context.Context, name string) (io.ReadCloser, error) {
+	return b.bucket.Get(ctx, b.prefix+name)
+}
+
+func (b s3Blobs) Delete(ctx context.Context, name string) error {
+	return b.bucket.Delete(ctx, b.prefix+name)
 }
 
 func (f *crawlFlags) registerCluster(fs *pflag.FlagSet) {
@@ -43,6 +69,7 @@ func (f *crawlFlags) registerCluster(fs *pflag.FlagSet) {
 	fs.StringVar(&f.s.Cluster.Node, "node", "", "with --cluster: this node's ID in the crawl, stable across restarts")
 	fs.IntVar(&f.s.Cluster.Replicas, "cluster-replicas", 1, "with --cluster: copies of the crawl's streams and buckets (3 on a 3-server NATS cluster)")
 	fs.DurationVar(&f.s.Cluster.TTL, "cluster-ttl", 15*time.Second, "with --cluster: lease and membership TTL (whole seconds, at least 2s): a dead node's shards move this long after its last renewal")
+	fs.IntVar(&f.s.Cluster.SnapshotEvents, "cluster-snapshot-events", cluster.DefaultSnapshotEvents, "with --cluster: events of a shard's log between two snapshots of the shard, which cut its log")
 }
 
 func (f *crawlFlags) applyCluster(fs *pflag.FlagSet, s *crawlSettings) {
@@ -56,6 +83,7 @@ func (f *crawlFlags) applyCluster(fs *pflag.FlagSet, s *crawlSettings) {
 	set("node", func() { s.Cluster.Node = f.s.Cluster.Node })
 	set("cluster-replicas", func() { s.Cluster.Replicas = f.s.Cluster.Replicas })
 	set("cluster-ttl", func() { s.Cluster.TTL = f.s.Cluster.TTL })
+	set("cluster-snapshot-events", func() { s.Cluster.SnapshotEvents = f.s.Cluster.SnapshotEvents })
 }
 
 func (c clusterSettings) validate() error {
@@ -70,6 +98,9 @@ func (c clusterSettings) validate() error {
 	}
 	if c.TTL != 0 && (c.TTL < 2*time.Second || c.TTL%time.Second != 0) {
 		return fmt.Errorf("--cluster-ttl %v: want whole seconds, at least 2s", c.TTL)
+	}
+	if c.SnapshotEvents < 0 {
+		return fmt.Errorf("--cluster-snapshot-events %d: want a positive count", c.SnapshotEvents)
 	}
 	if c.Replicas < 0 || c.Replicas > 5 {
 		return fmt.Errorf("--cluster-replicas %d: want 1 to 5", c.Replicas)
@@ -194,7 +225,7 @@ func (q *changeQueue) pop() []jetstream.Change {
 // joinCluster connects to the crawl s.Cluster names (creating it, with
 // s's shared settings, if it does not exist) with fr, a Partial
 // frontier, as the state of the shards this node will own.
-func joinCluster(ctx context.Context, s crawlSettings, fr *frontier.Frontier, log *slog.Logger) (*clusterNode, error) {
+func joinCluster(ctx context.Context, s crawlSettings, fr *frontier.Frontier, ws *warcStore, log *slog.Logger) (*clusterNode, error) {
 	c := s.Cluster
 	nc, err := nats.Connect(c.URL, nats.Name("godwit "+c.Crawl+"/"+c.Node), nats.MaxReconnects(-1),
 		nats.ReconnectWait(250*time.Millisecond), nats.Timeout(5*time.Second))
@@ -230,11 +261,23 @@ func joinCluster(ctx context.Context, s crawlSettings, fr *frontier.Frontier, lo
 		return nil, failure{err}
 	}
 	cn.js = jn
+	// Shard snapshots go to the object store with the WARC files, or,
+	// without one, to the crawl's JetStream object store.
+	var blobs jetstream.Blobs
+	if ws != nil {
+		blobs = s3Blobs{ws.bucket, "snapshots/"}
+	} else if blobs, err = jn.ObjectStore(ctx); err != nil {
+		jn.Close()
+		nc.Close()
+		return nil, failure{err}
+	}
 	cn.node, err = cluster.NewNode(cluster.NodeConfig{
 		Name: c.Node, Shards: fr, Log: jn.ShardLog(),
 		EncodeOutcome: frontier.EncodeOutcome, DecodeOutcome: frontier.DecodeOutcome,
-		Owns:   func(p int) bool { _, ok := jn.Owns(p); return ok },
-		Logger: log,
+		Owns:           func(p int) bool { _, ok := jn.Owns(p); return ok },
+		Snapshots:      jn.Snapshots(blobs),
+		SnapshotEvents: c.SnapshotEvents,
+		Logger:         log,
 	})
 	if err != nil {
 		jn.Close()

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,7 +14,9 @@ import (
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/admin"
+	"github.com/godwit-crawler/godwit/internal/blobtest"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
+	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
 // startNATS runs a `godwit nats` server for a test and returns its
@@ -132,7 +135,9 @@ func TestClusterCrawl(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		data := filepath.Join(t.TempDir(), "d")
 		dirs = append(dirs, data)
-		args := clusterArgs(nats, "c1", "n"+strconv.Itoa(i), data, web)
+		// Snapshots every 20 events of a shard (to the crawl's JetStream
+		// object store: no --store) cut the logs.
+		args := append(clusterArgs(nats, "c1", "n"+strconv.Itoa(i), data, web), "--cluster-snapshot-events", "20")
 		if i == 1 {
 			args = append(args, "--seeds", seeds)
 		}
@@ -143,6 +148,10 @@ func TestClusterCrawl(t *testing.T) {
 	waitEnded(t, 2*time.Minute, nodes...)
 	r := fetchReport(t, web, "20ms")
 	checkReport(t, r)
+	st := clusterStatus(t, nats, "c1")
+	if st.Done == nil || st.Log.Appended == 0 || st.Log.Messages > st.Log.Appended/2 {
+		t.Errorf("after the crawl: done %v, log %+v; want the crawl done and snapshots to have cut the logs by half at least", st.Done, st.Log)
+	}
 	for i, d := range dirs {
 		if len(warcFiles(t, d)) == 0 {
 			t.Errorf("node %d wrote no WARC file:\n%s", i+1, &nodes[i].stderr)
@@ -164,13 +173,17 @@ func TestClusterNodeKilled(t *testing.T) {
 	clusterTest(t)
 	nats := startNATS(t)
 	web, seeds := clusterWeb(t, 60)
+	// WARC files and shard snapshots (every 10 events of a shard) go to
+	// an S3 API server.
+	s3 := blobtest.New(t, "godwit-cluster")
 	var nodes []*crawlProcess
 	for i := 1; i <= 3; i++ {
-		args := clusterArgs(nats, "c2", "n"+strconv.Itoa(i), filepath.Join(t.TempDir(), "d"), web)
+		args := append(clusterArgs(nats, "c2", "n"+strconv.Itoa(i), filepath.Join(t.TempDir(), "d"), web),
+			"--cluster-snapshot-events", "10", "--store", "s3://godwit-cluster/c2/", "--store-path-style", "--store-crawl", "c2")
 		if i == 1 {
 			args = append(args, "--seeds", seeds)
 		}
-		nodes = append(nodes, startCrawlBinary(t, args...))
+		nodes = append(nodes, startCrawlBinaryEnv(t, s3.Env(), args...))
 	}
 	deadline := time.Now().Add(time.Minute)
 	for r := fetchReport(t, web, "20ms"); r.Coverage < 0.3; r = fetchReport(t, web, "20ms") {
@@ -191,6 +204,52 @@ func TestClusterNodeKilled(t *testing.T) {
 	}
 	r.Duplicates = 0
 	checkReport(t, r)
+
+	// The survivors took the killed node's shards over from their
+	// snapshots in the bucket (and the log after them).
+	if !strings.Contains(nodes[0].stderr.String()+nodes[2].stderr.String(), "shard restored from a snapshot") {
+		t.Errorf("no survivor restored a shard from a snapshot")
+	}
+	var snaps, warcs []string
+	for _, k := range s3.Keys(t, "c2/") {
+		switch {
+		case strings.HasPrefix(k, "c2/snapshots/c2/shard-") && strings.HasSuffix(k, ".snap"):
+			snaps = append(snaps, k)
+		case strings.HasSuffix(k, warc.Ext):
+			warcs = append(warcs, k)
+		}
+	}
+	if len(snaps) == 0 {
+		t.Errorf("no shard snapshot in the bucket")
+	}
+	// Every WARC file in the bucket verifies: the survivors' (the killed
+	// node's open file waits in its --data for its restart, as a single
+	// node's does).
+	down := t.TempDir()
+	var files []string
+	for _, k := range warcs {
+		p := filepath.Join(down, strings.ReplaceAll(k, "/", "_"))
+		if err := os.WriteFile(p, s3.Object(t, k), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	if len(files) < 2 {
+		t.Errorf("%d WARC files in the bucket, want one per surviving node at least", len(files))
+	} else if v := runBinary(t, append([]string{"warc", "verify"}, files...)...); v.code != 0 {
+		t.Errorf("godwit warc verify of the files in the bucket: exit %d\n%s\n%s", v.code, v.stdout, v.stderr)
+	}
+}
+
+// clusterStatus is `godwit status --cluster NATS --crawl NAME --json`.
+func clusterStatus(t *testing.T, nats, crawl string) admin.ClusterStatus {
+	t.Helper()
+	res := runBinary(t, "status", "--cluster", nats, "--crawl", crawl, "--json")
+	var st admin.ClusterStatus
+	if res.code != 0 || json.Unmarshal([]byte(res.stdout), &st) != nil {
+		t.Fatalf("godwit status --cluster: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	return st
 }
 
 // TestClusterRefusesOtherSettings: a node whose crawl-defining

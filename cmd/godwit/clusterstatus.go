@@ -57,6 +57,7 @@ func readClusterStatus(ctx context.Context, jn *jetstream.Node, self string) (ad
 	for _, si := range infos {
 		st.Log.Messages += si.State.Msgs
 		st.Log.Bytes += si.State.Bytes
+		st.Log.Appended += si.State.LastSeq
 	}
 	st.Nodes = make([]admin.ClusterNode, 0, len(members))
 	for _, m := range members {
@@ -121,7 +122,8 @@ func printClusterStatus(out io.Writer, st admin.ClusterStatus) error {
 		unowned = fmt.Sprintf(", %d without an owner", st.UnownedShards)
 	}
 	fmt.Fprintf(tw, "shards\t%d on %d nodes%s\n", st.Shards, len(st.Nodes), unowned)
-	fmt.Fprintf(tw, "log\t%s events, %s in %d streams\n", humanCount(int64(st.Log.Messages)), humanBytes(int64(st.Log.Bytes)), st.Log.Streams)
+	fmt.Fprintf(tw, "log\t%s events kept of %s appended (snapshots cut the rest), %s in %d streams\n",
+		humanCount(int64(st.Log.Messages)), humanCount(int64(st.Log.Appended)), humanBytes(int64(st.Log.Bytes)), st.Log.Streams)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -151,8 +153,8 @@ func orDash(s string) string {
 type clusterCollector struct {
 	jn *jetstream.Node
 
-	nodes, unowned, done, logMessages, logBytes *prometheus.Desc
-	pages, requests, rate, shards, queued       *prometheus.Desc
+	nodes, unowned, done, logMessages, logBytes, logAppended *prometheus.Desc
+	pages, requests, rate, shards, queued                    *prometheus.Desc
 }
 
 func newClusterCollector(jn *jetstream.Node) *clusterCollector {
@@ -166,6 +168,7 @@ func newClusterCollector(jn *jetstream.Node) *clusterCollector {
 		done:        d("done", "1 once the cluster crawl is over (every node idle), else 0."),
 		logMessages: d("log_messages", "Events in the crawl's shard logs (all streams)."),
 		logBytes:    d("log_bytes", "Bytes of the crawl's shard logs (all streams)."),
+		logAppended: d("log_appended", "Events ever appended to the crawl's shard logs (snapshots cut them)."),
 		pages:       d("node_pages", "Pages fetched by a node in its current run.", "node"),
 		requests:    d("node_requests", "Requests answered to a node in its current run (pages, redirects, robots.txt, sitemaps, requisites).", "node"),
 		rate:        d("node_pages_per_second", "A node's pages per second over the last minute.", "node"),
@@ -175,7 +178,7 @@ func newClusterCollector(jn *jetstream.Node) *clusterCollector {
 }
 
 func (c *clusterCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.nodes, c.unowned, c.done, c.logMessages, c.logBytes,
+	for _, d := range []*prometheus.Desc{c.nodes, c.unowned, c.done, c.logMessages, c.logBytes, c.logAppended,
 		c.pages, c.requests, c.rate, c.shards, c.queued} {
 		ch <- d
 	}
@@ -201,6 +204,7 @@ func (c *clusterCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.done, done)
 	gauge(c.logMessages, float64(st.Log.Messages))
 	gauge(c.logBytes, float64(st.Log.Bytes))
+	gauge(c.logAppended, float64(st.Log.Appended))
 	for _, n := range st.Nodes {
 		gauge(c.pages, float64(n.Pages), n.ID)
 		gauge(c.requests, float64(n.Requests), n.ID)

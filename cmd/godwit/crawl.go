@@ -355,7 +355,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	var front crawl.Frontier = fr
 	var cn *clusterNode
 	if s.Cluster.URL != "" {
-		if cn, err = joinCluster(ctx, s, fr, log); err != nil {
+		if cn, err = joinCluster(ctx, s, fr, ws, log); err != nil {
 			arch.Close()
 			fr.Close()
 			return res, err

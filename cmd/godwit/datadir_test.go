@@ -27,9 +27,16 @@ type crawlProcess struct {
 
 func startCrawlBinary(t *testing.T, args ...string) *crawlProcess {
 	t.Helper()
+	return startCrawlBinaryEnv(t, nil, args...)
+}
+
+// startCrawlBinaryEnv is startCrawlBinary with env added to the
+// environment.
+func startCrawlBinaryEnv(t *testing.T, env []string, args ...string) *crawlProcess {
+	t.Helper()
 	p := &crawlProcess{cmd: exec.Command(godwitBinary(t), append([]string{"crawl"}, args...)...), done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
-	p.cmd.Env = append(os.Environ(), "HTTP_PROXY=", "http_proxy=")
+	p.cmd.Env = append(append(os.Environ(), "HTTP_PROXY=", "http_proxy="), env...)
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -70,11 +70,14 @@ type ClusterTotals struct {
 	InFlight       int     `json:"in_flight"`
 }
 
-// ClusterLog is the size of the crawl's shard logs (all streams).
+// ClusterLog is the size of the crawl's shard logs (all streams):
+// Messages and Bytes are the events kept, Appended every event ever
+// appended (snapshots cut the logs: the difference).
 type ClusterLog struct {
 	Streams  int    `json:"streams"`
 	Messages uint64 `json:"messages"`
 	Bytes    uint64 `json:"bytes"`
+	Appended uint64 `json:"appended"`
 }
 
 func (s *Server) cluster(w http.ResponseWriter, r *http.Request) {

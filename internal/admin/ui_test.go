@@ -144,6 +144,7 @@ var (
 type dashboardServer struct {
 	fail    int
 	onePass bool
+	cluster bool // serve /api/cluster, as a node of a cluster crawl does
 
 	mu         sync.Mutex
 	hostsQuery []string // the query strings /api/hosts was asked with
@@ -163,6 +164,18 @@ func (d *dashboardServer) handler() http.Handler {
 			st.Recrawl = nil
 		}
 		writeJSON(w, http.StatusOK, st)
+	})
+	api.HandleFunc("GET /api/cluster", func(w http.ResponseWriter, r *http.Request) {
+		if !d.cluster {
+			writeError(w, http.StatusNotFound, "not_found", "not a cluster crawl")
+			return
+		}
+		writeJSON(w, http.StatusOK, admin.ClusterStatus{Crawl: "news", Node: "n1", Leader: "n2", Shards: 1024, UnownedShards: 4, Seeds: 3,
+			Nodes: []admin.ClusterNode{
+				{ID: "n1", AssignedShards: 510, OwnedShards: 510, Pages: 1200, PagesPerSecond: 10.5, Queued: 300, InFlight: 4, Admin: "127.0.0.1:7070"},
+				{ID: "<b>n2", AssignedShards: 510, OwnedShards: 500, Pages: 800, PagesPerSecond: 7.5, Queued: 200, InFlight: 3},
+			},
+			Totals: admin.ClusterTotals{Pages: 2000, PagesPerSecond: 18, Queued: 500, InFlight: 7}})
 	})
 	api.HandleFunc("GET /api/hosts", func(w http.ResponseWriter, r *http.Request) {
 		d.mu.Lock()
@@ -320,6 +333,27 @@ func TestDashboardInChromium(t *testing.T) {
 		}
 	})
 
+	t.Run("cluster node", func(t *testing.T) {
+		dom := loadDashboard(t, browser, &dashboardServer{cluster: true}, "/")
+		if hasAttr(byID(t, dom, "cluster"), "hidden") {
+			t.Fatalf("#cluster is hidden on a cluster node")
+		}
+		want := "Crawl news, running: 2 nodes, 1,024 shards, 4 without an owner; leader n2. 2,000 pages in all, 18.0/s; 500 queued."
+		if got := text(byID(t, dom, "cluster-summary")); got != want {
+			t.Errorf("#cluster-summary = %q, want %q", got, want)
+		}
+		var rows []string
+		for _, r := range findAll(byID(t, dom, "cluster-nodes"), "tbody", "tr") {
+			rows = append(rows, text(r))
+		}
+		if want := []string{"n1 (this node)5101,20010.53004127.0.0.1:7070", "<b>n2500 of 5108007.52003–"}; strings.Join(rows, "|") != strings.Join(want, "|") {
+			t.Errorf("cluster rows = %q, want %q", rows, want)
+		}
+		if find(byID(t, dom, "cluster-nodes"), "b") != nil {
+			t.Errorf("a node ID was inserted as HTML")
+		}
+	})
+
 	t.Run("one-pass crawl", func(t *testing.T) {
 		dom := loadDashboard(t, browser, &dashboardServer{onePass: true}, "/")
 		if got := text(byID(t, dom, "state")); got != "Running." {
@@ -327,6 +361,9 @@ func TestDashboardInChromium(t *testing.T) {
 		}
 		if !hasAttr(byID(t, dom, "recrawl"), "hidden") {
 			t.Errorf("#recrawl is shown though the status has no recrawl")
+		}
+		if !hasAttr(byID(t, dom, "cluster"), "hidden") {
+			t.Errorf("#cluster is shown on a single-node crawl")
 		}
 	})
 

@@ -1,9 +1,11 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -56,6 +58,32 @@ type Shards interface {
 	ApplyOutcome(ctx context.Context, t crawl.Task, out crawl.Outcome, at crawl.Position) error
 	Applied(p uint16) (uint64, error)
 	DropShard(p uint16) error
+	// ExportShard writes a snapshot of shard p and returns the log
+	// position it includes; ImportShard replaces shard p's state with one.
+	ExportShard(p uint16, w io.Writer) (uint64, error)
+	ImportShard(p uint16, r io.Reader) (uint64, error)
+}
+
+// Snapshots keeps shard snapshots, so that shard logs can be cut short
+// (package jetstream implements it over an object store and the crawl's
+// control bucket). A snapshot at position seq is the state of the shard
+// after applying its log up to seq; Save cuts the log up to seq.
+//
+// Stamp and Save are fenced by epoch, like outcomes: after a node
+// stamped shard p at its epoch, a node of an earlier epoch can no longer
+// save a snapshot of p, so it cannot cut the log under the new owner,
+// which reads it from the latest snapshot on.
+type Snapshots interface {
+	// Stamp records that the owner of epoch takes shard p over, and
+	// returns the position of the shard's latest snapshot (0: none) and
+	// a way to read it. It returns ErrFenced when a later epoch stamped
+	// the shard.
+	Stamp(ctx context.Context, p int, epoch uint64) (seq uint64, open func(context.Context) (io.ReadCloser, error), err error)
+	// Save stores data, a snapshot of shard p at position seq taken by
+	// the owner of epoch, as the shard's latest, and cuts the shard's log
+	// up to seq. A snapshot older than the latest is not stored (nil);
+	// ErrFenced when a later epoch stamped the shard.
+	Save(ctx context.Context, p int, epoch, seq uint64, data []byte) error
 }
 
 // NodeConfig configures a Node. Every field but Logger is required.
@@ -71,9 +99,19 @@ type NodeConfig struct {
 	// from shard p now (jetstream.Node.Owns: the lease is confirmed
 	// recently enough); a lease of a shard it says no to is not handed
 	// out, even before the shard is Lost.
-	Owns   func(p int) bool
-	Logger *slog.Logger
+	Owns func(p int) bool
+	// Snapshots, when set, stores a snapshot of each shard the node owns
+	// after SnapshotEvents events of its log (default 2,000) and when the
+	// node hands the shard over, and restores a shard from its latest
+	// snapshot when it is ahead of the node's own state.
+	Snapshots      Snapshots
+	SnapshotEvents int
+	Logger         *slog.Logger
 }
+
+// DefaultSnapshotEvents is how many events of a shard's log a node
+// applies between two snapshots of the shard.
+const DefaultSnapshotEvents = 2000
 
 // FlushInterval bounds how long a discovered link waits in a Node before
 // it is appended to its shard's log when no outcome asks for it sooner.
@@ -132,6 +170,10 @@ type owned struct {
 	suspended bool
 	leases    int        // leases out
 	pub       sync.Mutex // serializes fenced appends
+	// events counts the events applied since the last snapshot;
+	// snapping is set while one is taken.
+	events   int
+	snapping bool
 }
 
 var _ crawl.Frontier = (*Node)(nil)
@@ -144,6 +186,9 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.SnapshotEvents <= 0 {
+		cfg.SnapshotEvents = DefaultSnapshotEvents
 	}
 	base, cancel := context.WithCancel(context.Background())
 	return &Node{
@@ -260,7 +305,7 @@ func (n *Node) Acquire(ctx context.Context, p int, epoch uint64) error {
 			return err
 		}
 	}
-	from, err := n.cfg.Shards.Applied(uint16(p))
+	from, err := n.restore(ctx, p, epoch)
 	if err != nil {
 		return err
 	}
@@ -310,6 +355,73 @@ func (n *Node) Acquire(ctx context.Context, p int, epoch uint64) error {
 	return nil
 }
 
+// restore returns the position from which shard p's log is to be read:
+// the node's own, or, when the shard's latest snapshot is ahead of it
+// (the log before it may be cut), the snapshot's, after importing it.
+// It stamps the shard first, so that no former owner cuts the log from
+// then on.
+func (n *Node) restore(ctx context.Context, p int, epoch uint64) (uint64, error) {
+	from, err := n.cfg.Shards.Applied(uint16(p))
+	if err != nil || n.cfg.Snapshots == nil {
+		return from, err
+	}
+	seq, open, err := n.cfg.Snapshots.Stamp(ctx, p, epoch)
+	if err != nil {
+		return 0, fmt.Errorf("cluster: shard %d: snapshot: %w", p, err)
+	}
+	if seq <= from {
+		return from, nil
+	}
+	r, err := open(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("cluster: shard %d: snapshot at %d: %w", p, seq, err)
+	}
+	defer r.Close()
+	applied, err := n.cfg.Shards.ImportShard(uint16(p), r)
+	if err != nil {
+		return 0, fmt.Errorf("cluster: shard %d: snapshot at %d: %w", p, seq, err)
+	}
+	n.log.Info("shard restored from a snapshot", "shard", p, "seq", applied, "own", from)
+	return applied, nil
+}
+
+// snapshot stores a snapshot of shard p, owned at o.epoch, which cuts
+// the shard's log up to the snapshot's position.
+func (n *Node) snapshot(ctx context.Context, p int, o *owned) error {
+	var buf bytes.Buffer
+	seq, err := n.cfg.Shards.ExportShard(uint16(p), &buf)
+	if err != nil || seq == 0 {
+		return err
+	}
+	if err := n.cfg.Snapshots.Save(ctx, p, o.epoch, seq, buf.Bytes()); err != nil {
+		return fmt.Errorf("cluster: snapshot of shard %d at %d: %w", p, seq, err)
+	}
+	n.log.Debug("shard snapshot stored", "shard", p, "seq", seq, "bytes", buf.Len())
+	return nil
+}
+
+// maybeSnapshot starts a snapshot of shard p in the background when
+// enough events were applied since the last one. n.mu must be held.
+func (n *Node) maybeSnapshot(p int, o *owned) {
+	o.events++
+	if n.cfg.Snapshots == nil || o.snapping || !o.active || o.lost || o.events < n.cfg.SnapshotEvents {
+		return
+	}
+	o.snapping, o.events = true, 0
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		ctx, cancel := context.WithTimeout(n.base, time.Minute)
+		defer cancel()
+		if err := n.snapshot(ctx, p, o); err != nil && n.base.Err() == nil {
+			n.log.Warn("shard snapshot not stored; the log is kept", "shard", p, "err", err)
+		}
+		n.mu.Lock()
+		o.snapping = false
+		n.mu.Unlock()
+	}()
+}
+
 // errSuperseded stops the reader of a shard another node claimed.
 var errSuperseded = errors.New("cluster: a newer owner claimed the shard")
 
@@ -351,6 +463,7 @@ func (n *Node) read(ctx context.Context, p int, o *owned) {
 		if e.Kind == KindOutcome {
 			o.lastOut = max(o.lastOut, seq)
 		}
+		n.maybeSnapshot(p, o)
 		n.broadcast()
 		n.mu.Unlock()
 		return nil
@@ -414,6 +527,12 @@ func (n *Node) Release(ctx context.Context, p int) error {
 		return err
 	}
 	n.abandon(p, o)
+	if n.cfg.Snapshots != nil {
+		// The next owner starts from it rather than from the whole log.
+		if err := n.snapshot(ctx, p, o); err != nil {
+			n.log.Warn("no snapshot of the shard handed over; its next owner reads its log", "shard", p, "err", err)
+		}
+	}
 	if err := n.cfg.Shards.DropShard(uint16(p)); err != nil {
 		return err
 	}

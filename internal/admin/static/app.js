@@ -283,6 +283,28 @@
     $("queued-hosts").tBodies[0].replaceChildren(...(rows.length ? rows : [emptyRow(8, "No hosts yet.")]));
   }
 
+  // renderCluster fills the Cluster group from /api/cluster: the crawl
+  // across its nodes. A single-node crawl answers 404: the group stays hidden.
+  function renderCluster(c) {
+    $("cluster").hidden = false;
+    const t = c.totals;
+    const state = c.done ? `over since ${formatTime(c.done.at)}` : "running";
+    const unowned = c.unowned_shards > 0 ? `, ${int.format(c.unowned_shards)} without an owner` : "";
+    setText("cluster-summary", `Crawl ${c.crawl}, ${state}: ${int.format(c.nodes.length)} nodes, ` +
+      `${int.format(c.shards)} shards${unowned}; leader ${c.leader || "none"}. ` +
+      `${int.format(t.pages)} pages in all, ${dec1.format(t.pages_per_second)}/s; ${int.format(t.queued)} queued.`);
+    const rows = c.nodes.map((n) => el("tr", {},
+      el("th", { scope: "row" }, n.id + (n.id === c.node ? " (this node)" : "")),
+      el("td", { class: "num" }, n.owned_shards === n.assigned_shards ? int.format(n.owned_shards)
+        : `${int.format(n.owned_shards)} of ${int.format(n.assigned_shards)}`),
+      el("td", { class: "num" }, int.format(n.pages)),
+      el("td", { class: "num" }, dec1.format(n.pages_per_second)),
+      el("td", { class: "num" }, int.format(n.queued)),
+      el("td", { class: "num" }, int.format(n.in_flight)),
+      el("td", {}, n.admin || "–")));
+    $("cluster-nodes").tBodies[0].replaceChildren(...(rows.length ? rows : [emptyRow(7, "No live node.")]));
+  }
+
   // --- Host lookup ----------------------------------------------------------
 
   // hostFields lists every field of admin.Host, in reading order.
@@ -356,6 +378,23 @@
     }
   }
 
+  // A single-node crawl answers 404 (the group stays hidden, and is not
+  // asked again); other failures show in the group.
+  let clusterGone = false;
+  async function updateCluster() {
+    if (clusterGone) return;
+    try {
+      renderCluster(await api("api/cluster"));
+    } catch (e) {
+      if (e.status === 404) {
+        clusterGone = true;
+        return;
+      }
+      if (e.status === 401) return reportFailure(e);
+      if (!$("cluster").hidden) setText("cluster-summary", `The update at ${clock.format(new Date())} failed: ${e.message}.`);
+    }
+  }
+
   // A failure here is shown in the hosts table, not the status line, which
   // follows /api/status; only 401 concerns the whole page.
   async function updateHosts() {
@@ -386,6 +425,7 @@
     }
     poll(updateStatus, STATUS_EVERY_MS);
     poll(updateHosts, HOSTS_EVERY_MS);
+    poll(updateCluster, HOSTS_EVERY_MS);
   }
 
   start();
