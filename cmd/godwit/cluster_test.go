@@ -404,3 +404,32 @@ func getJSON(t *testing.T, url string, v any) {
 		t.Fatalf("GET %s: %v", url, err)
 	}
 }
+
+// TestClusterNodeLeaves: a node stopped with Ctrl-C mid-crawl hands its
+// shards over (its fetches in flight end first, their outcomes in the
+// log) and exits 0; the others take them over and finish the crawl with
+// nothing fetched twice and no politeness violation (no host fetched by
+// two nodes at once, or sooner than its delay, across the handover).
+func TestClusterNodeLeaves(t *testing.T) {
+	clusterTest(t)
+	nats := startNATS(t)
+	web, seeds := clusterWeb(t, 60)
+	var nodes []*crawlProcess
+	for i := 1; i <= 3; i++ {
+		args := clusterArgs(nats, "c6", "n"+strconv.Itoa(i), filepath.Join(t.TempDir(), "d"), web)
+		if i == 1 {
+			args = append(args, "--seeds", seeds)
+		}
+		nodes = append(nodes, startCrawlBinary(t, args...))
+	}
+	waitCoverage(t, web, 0.3)
+	nodes[1].cmd.Process.Signal(syscall.SIGINT)
+	if code := nodes[1].wait(t); code != 0 || !strings.Contains(nodes[1].stdout.String(), "stopped in") {
+		t.Errorf("the node stopped with Ctrl-C exited %d:\n%s\n%s", code, &nodes[1].stdout, tail(nodes[1].stderr.String(), 4096))
+	}
+	if r := fetchReport(t, web, "20ms"); r.Coverage == 1 {
+		t.Fatalf("the web was covered before the node left: too small for this test")
+	}
+	waitEnded(t, 2*time.Minute, nodes[0], nodes[2])
+	checkReport(t, fetchReport(t, web, "20ms"))
+}
