@@ -310,13 +310,14 @@ func (cn *clusterNode) start(seeds []string, c *crawl.Crawler, finish func()) {
 // holds: an acquired shard is caught up and claimed, a revoked one handed
 // over, a lost one dropped. Each shard's changes are applied in order
 // (an Acquired of a new epoch may follow a Lost of the old one), different
-// shards' at once, up to 16 at a time.
+// shards' at once, up to 64 at a time (a node joining or leaving moves
+// hundreds of shards; a slow takeover must not hold up the others).
 func (cn *clusterNode) applyChanges(ctx context.Context) {
 	var (
 		mu      sync.Mutex
 		queues  = map[int][]jetstream.Change{}
 		running sync.WaitGroup
-		slots   = make(chan struct{}, 16)
+		slots   = make(chan struct{}, 64)
 	)
 	defer running.Wait()
 	drain := func(p int) { // one goroutine per shard with changes waiting, while they wait
@@ -358,27 +359,40 @@ func (cn *clusterNode) applyChanges(ctx context.Context) {
 	}
 }
 
-// apply applies one change of a shard's hold.
+// apply applies one change of a shard's hold. Changes are applied in
+// order but may be applied late (many shards change at once when nodes
+// join or NATS elects leaders): a change of an epoch the node no longer
+// holds is stale and skipped, so that it cannot undo a newer hold (take
+// over, hand back or drop the shard the node holds now).
 func (cn *clusterNode) apply(ctx context.Context, ch jetstream.Change) {
 	switch ch.Kind {
 	case jetstream.Acquired:
+		if !cn.js.Holds(ch.Shard, ch.Epoch) {
+			return // lost or handed over since
+		}
 		if err := cn.node.Acquire(ctx, ch.Shard, ch.Epoch); err != nil && ctx.Err() == nil {
 			// Handing the lease back lets the shard be claimed again (by
 			// this node at its next reconciliation, or another).
 			cn.log.Warn("shard not taken over; handing its lease back", "shard", ch.Shard, "err", err)
-			if err := cn.js.Release(ctx, ch.Shard); err != nil {
+			if err := cn.js.ReleaseAt(ctx, ch.Shard, ch.Epoch); err != nil {
 				cn.log.Warn("releasing a shard's lease", "shard", ch.Shard, "err", err)
 			}
 		}
 	case jetstream.Revoked:
+		if epoch, ok := cn.node.Epoch(ch.Shard); ok && epoch != ch.Epoch {
+			return
+		}
 		if err := cn.node.Release(ctx, ch.Shard); err != nil && ctx.Err() == nil {
 			cn.log.Warn("shard not handed over cleanly; its lease will expire", "shard", ch.Shard, "err", err)
 			return
 		}
-		if err := cn.js.Release(ctx, ch.Shard); err != nil && ctx.Err() == nil {
+		if err := cn.js.ReleaseAt(ctx, ch.Shard, ch.Epoch); err != nil && ctx.Err() == nil {
 			cn.log.Warn("releasing a shard's lease", "shard", ch.Shard, "err", err)
 		}
 	case jetstream.Lost:
+		if epoch, ok := cn.node.Epoch(ch.Shard); ok && epoch > ch.Epoch {
+			return
+		}
 		if err := cn.node.Lose(ch.Shard); err != nil {
 			cn.log.Warn("dropping a lost shard", "shard", ch.Shard, "err", err)
 		}

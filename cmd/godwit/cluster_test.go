@@ -87,7 +87,7 @@ func waitEnded(t *testing.T, within time.Duration, nodes ...*crawlProcess) {
 		case <-p.done:
 		case <-deadline:
 			for j, p := range nodes {
-				t.Logf("node %d stderr (last 4 KB):\n%s", j+1, tail(p.stderr.String(), 4096))
+				t.Logf("node %d stderr (last 4 KB):\n%s", j+1, tail(p.stderr.String(), 4000000))
 			}
 			t.Fatalf("node %d still running %v after the crawl started", i+1, within)
 		}
@@ -268,12 +268,21 @@ func TestClusterRefusesOtherSettings(t *testing.T) {
 	stopNodes(t, first)
 }
 
-// waitCoverage polls fakeweb until coverage reaches at least c.
-func waitCoverage(t *testing.T, web string, c float64) {
+// waitCoverage polls fakeweb until coverage reaches at least c; on a
+// timeout it shows the nodes' logs.
+func waitCoverage(t *testing.T, web string, c float64, nodes ...*crawlProcess) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for r := fetchReport(t, web, "20ms"); r.Coverage < c; r = fetchReport(t, web, "20ms") {
 		if time.Now().After(deadline) {
+			// SIGQUIT: each node prints its goroutines as it exits.
+			for _, p := range nodes {
+				p.cmd.Process.Signal(syscall.SIGQUIT)
+			}
+			for i, p := range nodes {
+				p.wait(t)
+				t.Logf("node %d stderr (last 64 KB):\n%s", i+1, tail(p.stderr.String(), 64<<10))
+			}
 			t.Fatalf("coverage %.3f after a minute, waiting for %.2f", r.Coverage, c)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -295,7 +304,7 @@ func TestClusterNodeJoins(t *testing.T) {
 		}
 		nodes = append(nodes, startCrawlBinary(t, args...))
 	}
-	waitCoverage(t, web, 0.2)
+	waitCoverage(t, web, 0.2, nodes...)
 	late := filepath.Join(t.TempDir(), "d")
 	nodes = append(nodes, startCrawlBinary(t, clusterArgs(nats, "c4", "n4", late, web)...))
 	waitEnded(t, 2*time.Minute, nodes...)
@@ -422,7 +431,7 @@ func TestClusterNodeLeaves(t *testing.T) {
 		}
 		nodes = append(nodes, startCrawlBinary(t, args...))
 	}
-	waitCoverage(t, web, 0.3)
+	waitCoverage(t, web, 0.3, nodes...)
 	nodes[1].cmd.Process.Signal(syscall.SIGINT)
 	if code := nodes[1].wait(t); code != 0 || !strings.Contains(nodes[1].stdout.String(), "stopped in") {
 		t.Errorf("the node stopped with Ctrl-C exited %d:\n%s\n%s", code, &nodes[1].stdout, tail(nodes[1].stderr.String(), 4096))
@@ -432,4 +441,50 @@ func TestClusterNodeLeaves(t *testing.T) {
 	}
 	waitEnded(t, 2*time.Minute, nodes[0], nodes[2])
 	checkReport(t, fetchReport(t, web, "20ms"))
+}
+
+// TestClusterSurvivesNATSServerLoss: three crawler nodes on a cluster
+// of three `godwit nats` servers, every log and bucket kept on all three
+// (--cluster-replicas 3); one server is SIGKILLed mid-crawl. The crawl
+// goes on over the two left (a quorum), covers the web and ends, with no
+// politeness violation; the only pages fetched twice are fetches in
+// flight whose shard's lease lapsed while the cluster elected new
+// leaders (at most every node's workers).
+//
+// It runs only with GODWIT_NATS_LOSS=1: in some runs the crawler nodes
+// never get past creating the crawl's R3 streams on the just-formed
+// three-server cluster (a stream request unanswered for over a minute;
+// docs/cluster.md, "Known limits"), which is not understood yet.
+func TestClusterSurvivesNATSServerLoss(t *testing.T) {
+	clusterTest(t)
+	if os.Getenv("GODWIT_NATS_LOSS") == "" {
+		t.Skip("set GODWIT_NATS_LOSS=1: startup on a three-server cluster is not dependable yet (docs/cluster.md)")
+	}
+	servers, urls := startNATSCluster(t, t.TempDir())
+	nats := strings.Join(urls, ",")
+	web, seeds := clusterWeb(t, 60)
+	var nodes []*crawlProcess
+	for i := 1; i <= 3; i++ {
+		args := append(clusterArgs(nats, "c7", "n"+strconv.Itoa(i), filepath.Join(t.TempDir(), "d"), web),
+			"--cluster-replicas", "3", "--cluster-snapshot-events", "20")
+		if i == 1 {
+			args = append(args, "--seeds", seeds)
+		}
+		nodes = append(nodes, startCrawlBinary(t, args...))
+	}
+	waitCoverage(t, web, 0.3, nodes...)
+	dead := servers[0]
+	if err := dead.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	dead.wait()
+	killedAt := time.Now()
+	waitEnded(t, 3*time.Minute, nodes...)
+	t.Logf("the crawl ended %.1fs after the server was killed", time.Since(killedAt).Seconds())
+	r := fetchReport(t, web, "20ms")
+	if r.Duplicates > 3*8 {
+		t.Errorf("%d pages fetched twice, more than the nodes' 24 workers had in flight", r.Duplicates)
+	}
+	r.Duplicates = 0
+	checkReport(t, r)
 }

@@ -109,6 +109,11 @@ type NodeConfig struct {
 	Logger         *slog.Logger
 }
 
+// snapshotTimeout bounds the saving or loading of one snapshot (a
+// handover or a takeover waits for it; when the store does not answer,
+// the log is read instead, or kept).
+const snapshotTimeout = 20 * time.Second
+
 // DefaultSnapshotEvents is how many events of a shard's log a node
 // applies between two snapshots of the shard.
 const DefaultSnapshotEvents = 2000
@@ -223,20 +228,21 @@ func (n *Node) resume() {
 	if n.cfg.Owns == nil {
 		return
 	}
+	// The shard is leased again under n.mu, as it is suspended (Next):
+	// a suspension and a resumption must not cross (a shard left
+	// suspended in the frontier but not marked so would never resume),
+	// nor may a shard lost meanwhile be leased again.
 	n.mu.Lock()
-	var back []int
+	defer n.mu.Unlock()
 	for p, o := range n.owned {
-		if o.suspended && o.active && !o.lost && n.cfg.Owns(p) {
-			o.suspended = false
-			back = append(back, p)
+		if !o.suspended || !o.active || o.lost || !n.cfg.Owns(p) {
+			continue
 		}
-	}
-	n.mu.Unlock()
-	for _, p := range back {
 		if err := n.cfg.Shards.SetShard(uint16(p), true); err != nil {
 			n.log.Error("resuming a shard", "shard", p, "err", err)
 			continue
 		}
+		o.suspended = false
 		n.log.Info("shard resumed: its lease is confirmed again", "shard", p)
 	}
 }
@@ -317,6 +323,27 @@ func (n *Node) Acquire(ctx context.Context, p int, epoch uint64) error {
 	n.wg.Add(1)
 	go n.read(rctx, p, o)
 
+	// The takeover ends when the lease does: a shard lost or moved away
+	// meanwhile is given up rather than waited for.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if n.cfg.Owns != nil {
+		go func() {
+			t := time.NewTicker(500 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					if !n.cfg.Owns(p) {
+						stop()
+						return
+					}
+				}
+			}
+		}()
+	}
 	for {
 		last, lastOut, err := n.cfg.Log.Last(ctx, p)
 		if err != nil {
@@ -365,6 +392,8 @@ func (n *Node) restore(ctx context.Context, p int, epoch uint64) (uint64, error)
 	if err != nil || n.cfg.Snapshots == nil {
 		return from, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
+	defer cancel()
 	seq, open, err := n.cfg.Snapshots.Stamp(ctx, p, epoch)
 	if err != nil {
 		return 0, fmt.Errorf("cluster: shard %d: snapshot: %w", p, err)
@@ -411,7 +440,7 @@ func (n *Node) maybeSnapshot(p int, o *owned) {
 	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
-		ctx, cancel := context.WithTimeout(n.base, time.Minute)
+		ctx, cancel := context.WithTimeout(n.base, snapshotTimeout)
 		defer cancel()
 		if err := n.snapshot(ctx, p, o); err != nil && n.base.Err() == nil {
 			n.log.Warn("shard snapshot not stored; the log is kept", "shard", p, "err", err)
@@ -527,9 +556,14 @@ func (n *Node) Release(ctx context.Context, p int) error {
 		return err
 	}
 	n.abandon(p, o)
-	if n.cfg.Snapshots != nil {
-		// The next owner starts from it rather than from the whole log.
-		if err := n.snapshot(ctx, p, o); err != nil {
+	if n.cfg.Snapshots != nil && o.events >= max(1, n.cfg.SnapshotEvents/10) {
+		// The next owner starts from it rather than from the whole log
+		// (unless the log since the last snapshot is short). Briefly: a
+		// node leaving or joining hands hundreds of shards over.
+		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := n.snapshot(sctx, p, o)
+		cancel()
+		if err != nil {
 			n.log.Warn("no snapshot of the shard handed over; its next owner reads its log", "shard", p, "err", err)
 		}
 	}
@@ -557,6 +591,18 @@ func (n *Node) Lose(p int) error {
 	n.abandon(p, o)
 	n.log.Warn("shard lost", "shard", p)
 	return n.cfg.Shards.DropShard(uint16(p))
+}
+
+// Epoch returns the epoch at which the node holds shard p (owns it or
+// is taking it over); false when it does not.
+func (n *Node) Epoch(p int) (uint64, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	o := n.owned[p]
+	if o == nil || o.lost {
+		return 0, false
+	}
+	return o.epoch, true
 }
 
 // Owned lists the shards the node leases hosts of.
@@ -647,20 +693,19 @@ func (n *Node) Next(ctx context.Context) (crawl.Lease, error) {
 		if ok && !suspend {
 			o.leases++
 		}
-		if suspend {
+		if suspend && !o.suspended {
+			// The lease is not confirmed now: no fetch from the shard
+			// until it is (Run resumes it) or the shard is lost.
+			if err := n.cfg.Shards.SetShard(uint16(p), false); err != nil {
+				n.mu.Unlock()
+				return crawl.Lease{}, err
+			}
 			o.suspended = true
+			n.log.Warn("shard suspended: its lease is not confirmed", "shard", p)
 		}
 		n.mu.Unlock()
 		if ok && !suspend {
 			return l, nil
-		}
-		if suspend {
-			// The lease is not confirmed now: no fetch from the shard
-			// until it is (Run resumes it) or the shard is lost.
-			if err := n.cfg.Shards.SetShard(uint16(p), false); err != nil {
-				return crawl.Lease{}, err
-			}
-			n.log.Warn("shard suspended: its lease is not confirmed", "shard", p)
 		}
 		// Not to be fetched now (suspended, being released or lost, or
 		// not yet claimed): the lease goes back unused, so the host is

@@ -165,8 +165,44 @@ type Msg struct {
 // returns ctx's error) or fn returns an error (which it returns). It
 // reads with an ordered consumer: no acks, and the client recreates it
 // from the last delivered sequence if it falls behind or a server goes
-// away. Run it in the shard owner's goroutine of choice.
+// away. When that fails too (the consumer was placed on a server that
+// died, or its creation went unanswered while the cluster elected new
+// leaders), Read creates a new one after the last event delivered, again
+// until it gets one. Run it in the shard owner's goroutine of choice.
 func (n *Node) Read(ctx context.Context, p int, from uint64, fn func(Msg) error) error {
+	wait := 100 * time.Millisecond
+	for {
+		next, err := n.read(ctx, p, from, fn)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var ferr fnError
+		if errors.As(err, &ferr) {
+			return ferr.err
+		}
+		if next > from {
+			from, wait = next, 100*time.Millisecond
+		}
+		n.log.Warn("cluster: shard log reader failed; reading again", "shard", p, "from", from, "err", err)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// fnError is an error of Read's fn, which ends Read.
+type fnError struct{ err error }
+
+func (e fnError) Error() string { return e.err.Error() }
+
+// read is one consumer's part of Read: it returns the sequence to read
+// from next (after the last event delivered), and why it stopped.
+func (n *Node) read(ctx context.Context, p int, from uint64, fn func(Msg) error) (uint64, error) {
 	cfg := js.OrderedConsumerConfig{FilterSubjects: []string{shardFilter(n.cfg.Crawl, p)}}
 	if from > 1 {
 		cfg.DeliverPolicy = js.DeliverByStartSequencePolicy
@@ -176,32 +212,31 @@ func (n *Node) Read(ctx context.Context, p int, from uint64, fn func(Msg) error)
 		return n.stream(p).OrderedConsumer(ctx, cfg)
 	})
 	if err != nil {
-		return fmt.Errorf("jetstream: reader of shard %d: %w", p, err)
+		return from, fmt.Errorf("jetstream: reader of shard %d: %w", p, err)
 	}
 	it, err := c.Messages()
 	if err != nil {
-		return fmt.Errorf("jetstream: reader of shard %d: %w", p, err)
+		return from, fmt.Errorf("jetstream: reader of shard %d: %w", p, err)
 	}
 	defer it.Stop()
 	for {
 		m, err := it.Next(js.NextContext(ctx))
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("jetstream: reader of shard %d: %w", p, err)
+			return from, fmt.Errorf("jetstream: reader of shard %d: %w", p, err)
 		}
 		md, err := m.Metadata()
 		if err != nil {
-			return fmt.Errorf("jetstream: reader of shard %d: %w", p, err)
+			return from, fmt.Errorf("jetstream: reader of shard %d: %w", p, err)
 		}
 		e, err := n.codec.Decode(m.Data())
 		if err != nil {
-			return fmt.Errorf("jetstream: shard %d, sequence %d: %w", p, md.Sequence.Stream, err)
+			// Not a transient failure: reading it again would fail again.
+			return from, fnError{fmt.Errorf("jetstream: shard %d, sequence %d: %w", p, md.Sequence.Stream, err)}
 		}
 		if err := fn(Msg{Seq: md.Sequence.Stream, Time: md.Timestamp, Event: e}); err != nil {
-			return err
+			return from, fnError{err}
 		}
+		from = md.Sequence.Stream + 1
 	}
 }
 

@@ -642,13 +642,19 @@ func (n *Node) stream(p int) js.Stream { return n.streams[p%n.cfg.Streams] }
 // waiting for the TTL. Call it after a Revoked change, once the shard's
 // outcomes are flushed and it is snapshotted.
 func (n *Node) Release(ctx context.Context, p int) error {
+	return n.release(ctx, p, func(*lease) bool { return true })
+}
+
+// release is Release, of the lease held only if which accepts it.
+func (n *Node) release(ctx context.Context, p int, which func(*lease) bool) error {
 	n.mu.Lock()
 	l := n.held[p]
-	delete(n.held, p)
-	n.mu.Unlock()
-	if l == nil {
+	if l == nil || !which(l) {
+		n.mu.Unlock()
 		return nil
 	}
+	delete(n.held, p)
+	n.mu.Unlock()
 	rev := l.rev
 	for range 3 {
 		cctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
@@ -669,6 +675,22 @@ func (n *Node) Release(ctx context.Context, p int) error {
 	return fmt.Errorf("jetstream: release of shard %d: revision keeps moving", p)
 }
 
+// Holds reports whether the node holds shard p's lease at epoch, its
+// claim written (revoked or not).
+func (n *Node) Holds(p int, epoch uint64) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	l := n.held[p]
+	return l != nil && l.claimed && l.epoch == epoch
+}
+
+// ReleaseAt is Release when the node holds shard p's lease at epoch, and
+// does nothing otherwise (the lease was lost, or is held at a later
+// epoch).
+func (n *Node) ReleaseAt(ctx context.Context, p int, epoch uint64) error {
+	return n.release(ctx, p, func(l *lease) bool { return l.epoch == epoch })
+}
+
 // Leave hands everything back when the node stops for good (call it
 // after Run returns): releases its shards, deletes its member key and,
 // if it leads, the leader key, so the others rebalance at once.
@@ -683,7 +705,11 @@ func (n *Node) Leave(ctx context.Context) error {
 	n.mu.Unlock()
 	var errs []error
 	for _, p := range shards {
-		errs = append(errs, n.Release(ctx, p))
+		// A lease not deleted expires by itself: the others wait for
+		// it, no more.
+		if err := n.Release(ctx, p); err != nil {
+			n.log.Warn("cluster: a shard's lease not handed back; it will expire", "shard", p, "err", err)
+		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
 	defer cancel()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -42,7 +43,7 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	if err := waitMetaLeader(ctx, j, cfg.RequestTimeout); err != nil {
+	if err := waitMetaLeader(ctx, j, cfg.RequestTimeout, cfg.Logger); err != nil {
 		return nil, err
 	}
 	n := &Node{cfg: cfg, nc: nc, js: j, log: cfg.Logger.With("node", cfg.Node, "crawl", cfg.Crawl)}
@@ -54,7 +55,7 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Node, error) {
 			Replicas:       cfg.Replicas,
 			LimitMarkerTTL: ttl,
 		}
-		b, err := retry(ctx, cfg.RequestTimeout, func(ctx context.Context) (js.KeyValue, error) {
+		b, err := retryLogged(ctx, cfg.RequestTimeout, cfg.Logger, "bucket "+c.Bucket, func(ctx context.Context) (js.KeyValue, error) {
 			return j.CreateOrUpdateKeyValue(ctx, c)
 		})
 		if err != nil {
@@ -84,11 +85,16 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Node, error) {
 			MaxBytes:  cfg.StreamMaxBytes,
 			Discard:   js.DiscardNew,
 			MaxAge:    cfg.StreamMaxAge,
+			// Each owned shard reads its log with an ephemeral consumer;
+			// those of readers replaced (a shard moving, a server lost)
+			// linger until inactive. The server's default cap per stream
+			// would refuse new readers after much churn.
+			MaxConsumers: -1,
 		}
 		for p := i; p < cfg.Shards; p += cfg.Streams {
 			sc.Subjects = append(sc.Subjects, shardFilter(cfg.Crawl, p))
 		}
-		s, err := retry(ctx, cfg.RequestTimeout, func(ctx context.Context) (js.Stream, error) {
+		s, err := retryLogged(ctx, cfg.RequestTimeout, cfg.Logger, "stream "+sc.Name, func(ctx context.Context) (js.Stream, error) {
 			return j.CreateOrUpdateStream(ctx, sc)
 		})
 		if err != nil {
@@ -148,8 +154,8 @@ func (n *Node) checkCrawl(ctx context.Context) error {
 
 // waitMetaLeader waits until JetStream answers account requests, which
 // in a cluster means a meta leader is elected.
-func waitMetaLeader(ctx context.Context, j js.JetStream, timeout time.Duration) error {
-	_, err := retry(ctx, timeout, func(ctx context.Context) (*js.AccountInfo, error) { return j.AccountInfo(ctx) })
+func waitMetaLeader(ctx context.Context, j js.JetStream, timeout time.Duration, log *slog.Logger) error {
+	_, err := retryLogged(ctx, timeout, log, "a JetStream meta leader", func(ctx context.Context) (*js.AccountInfo, error) { return j.AccountInfo(ctx) })
 	if err != nil {
 		return fmt.Errorf("jetstream: no JetStream meta leader: %w", err)
 	}
@@ -159,13 +165,22 @@ func waitMetaLeader(ctx context.Context, j js.JetStream, timeout time.Duration) 
 // retry calls f with a per-call timeout until it succeeds, fails
 // permanently, or ctx ends, backing off from 50 ms to 1 s.
 func retry[T any](ctx context.Context, timeout time.Duration, f func(context.Context) (T, error)) (T, error) {
+	return retryLogged(ctx, timeout, nil, "", f)
+}
+
+// retryLogged is retry that logs, at the third failure and every tenth
+// after it, what it is waiting for and why.
+func retryLogged[T any](ctx context.Context, timeout time.Duration, log *slog.Logger, what string, f func(context.Context) (T, error)) (T, error) {
 	wait := 50 * time.Millisecond
-	for {
+	for attempt := 1; ; attempt++ {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		v, err := f(cctx)
 		cancel()
 		if err == nil || !transient(err) {
 			return v, err
+		}
+		if log != nil && (attempt == 3 || attempt%10 == 0) {
+			log.Warn("cluster: JetStream does not answer yet; trying again", "waiting_for", what, "attempts", attempt, "err", err)
 		}
 		t := time.NewTimer(wait)
 		select {
