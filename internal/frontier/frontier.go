@@ -42,6 +42,10 @@ type Frontier struct {
 	dir          string
 	// breadthFirst orders host queues by depth instead of importance.
 	breadthFirst bool
+	// reopened is when the frontier was opened on an existing crawl's
+	// state (zero for a new crawl): no host is leased before one gap
+	// after it, however the store left the host's reservation (see lease).
+	reopened time.Time
 
 	mu      sync.Mutex
 	seen    *dedup.Bloom     // "definitely new" in RAM; the url table decides the rest
@@ -252,6 +256,7 @@ func (f *Frontier) load(expected uint64) error {
 	if v, ok, err := f.db.Get(metaKey("counts")); err != nil {
 		return err
 	} else if ok {
+		f.reopened = f.now()
 		d := newDecoder(v)
 		f.counts = counts{seen: d.uvarint(), queued: d.uvarint(), hosts: d.uvarint()}
 		if d.err == nil && len(d.b) > 0 {
@@ -614,9 +619,7 @@ func (f *Frontier) Next(ctx context.Context) (crawl.Lease, error) {
 		changed := f.changed
 		f.mu.Unlock()
 		if err == nil && wait == 0 {
-			// The host's reservation must be on disk before the request
-			// goes out (see lease).
-			return l, f.db.Sync()
+			return l, nil
 		}
 		if err != nil {
 			return l, err
@@ -680,6 +683,20 @@ func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
 				return crawl.Lease{}, 0, err
 			}
 		}
+		if !f.reopened.IsZero() {
+			// The process before this one may have contacted the host up
+			// to the moment it ended, and its reservation (see lease) may
+			// not have reached the disk: no host is contacted before one
+			// gap after the restart.
+			if floor := f.reopened.Add(f.gap(h).Gap); floor.After(now) {
+				h.rec.readyAt = floor
+				if err := f.commit(f.db.NewBatch(), map[*host]struct{}{h: {}}); err != nil {
+					return crawl.Lease{}, 0, err
+				}
+				heap.Fix(&f.ready, h.heapIndex)
+				continue
+			}
+		}
 		return f.lease(h, now)
 	}
 	if f.re != nil && f.counts.due > 0 {
@@ -691,11 +708,11 @@ func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
 	return crawl.Lease{}, -1, nil
 }
 
-// lease hands out h's head (or its first discovery entry: see pick). It also reserves the host in the store until
-// the latest moment the lease's request could end plus the host's delay,
-// so that after a crash mid-request a restart does not contact the host
-// again too soon; Complete replaces the reservation with the real end.
-// f.mu must be held.
+// lease hands out h's head (or its first discovery entry: see pick). It
+// also reserves the host until the latest moment the lease's request could
+// end plus the host's delay, in memory and in the store (not fsynced: a
+// restart holds every host back one gap anyway, see Frontier.reopened);
+// Complete replaces the reservation with the real end. f.mu must be held.
 func (f *Frontier) lease(h *host, now time.Time) (crawl.Lease, time.Duration, error) {
 	it, err := f.pick(h)
 	if err != nil {

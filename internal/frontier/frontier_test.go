@@ -120,6 +120,37 @@ func TestReadyTime(t *testing.T) {
 	}
 }
 
+// TestReopenWaitsOneGap: a frontier opened on an existing crawl leases
+// no host before one gap after it opened, though the store says the host
+// is ready: the process before may have contacted it as it died, its
+// reservation not yet on disk (leases are not fsynced).
+func TestReopenWaitsOneGap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		p := politeness.Policy{Delay: 2 * time.Second}
+		f, err := Open(Options{Dir: dir, Policy: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Add(t.Context(), []crawl.Link{link("a", 1), link("b", 1)})
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Minute) // every host long ready
+		if f, err = Open(Options{Dir: dir, Policy: p}); err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		start := time.Now()
+		for range 2 {
+			mustNext(t, f)
+			if got := time.Since(start); got != 2*time.Second {
+				t.Errorf("a host leased %v after the reopen, want one gap (2s)", got)
+			}
+		}
+	})
+}
+
 // TestNoRequestKeepsReadyTime: an outcome that sent no request (robots.txt
 // disallowed the URL) does not delay the host.
 func TestNoRequestKeepsReadyTime(t *testing.T) {

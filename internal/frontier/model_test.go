@@ -50,6 +50,7 @@ type model struct {
 	leases              map[uint64]*mLease
 	leasedKeys          map[string]*mLease
 	nextID              uint64
+	reopened            time.Time // the last restart of a store holding a crawl
 }
 
 func newModel(delay, leaseTimeout time.Duration) *model {
@@ -151,6 +152,10 @@ func (m *model) next(now time.Time) (crawl.Lease, time.Duration, error) {
 	if wait := best.readyAt.Sub(now); wait > 0 {
 		return crawl.Lease{}, wait, nil
 	}
+	if floor := m.reopened.Add(m.delay); !m.reopened.IsZero() && floor.After(now) {
+		best.readyAt = floor // no host before one delay after a restart
+		return m.next(now)
+	}
 	ls := &mLease{host: best, entry: best.queue[0], prevReady: best.readyAt}
 	best.leased = true
 	if r := now.Add(m.leaseTimeout + m.delay); r.After(best.readyAt) {
@@ -197,9 +202,12 @@ func (m *model) complete(id uint64, out crawl.Outcome) {
 	}
 }
 
-// reopen forgets outstanding leases, as a restart does: their entries are
-// still queued and their hosts keep the reservation.
-func (m *model) reopen() {
+// reopen forgets outstanding leases, as a restart at now does: their
+// entries are still queued and their hosts keep the reservation.
+func (m *model) reopen(now time.Time) {
+	if len(m.urls) > 0 { // a store that holds a crawl
+		m.reopened = now
+	}
 	for id, ls := range m.leases {
 		ls.host.leased = false
 		delete(m.leases, id)
@@ -287,7 +295,7 @@ func runModel(t *testing.T, seed uint64, steps int) {
 				t.Fatal(err)
 			}
 			f = open()
-			m.reopen()
+			m.reopen(now)
 			outstanding = nil
 			// Lease IDs restart in the frontier; keep the model in step.
 			m.nextID = 0
