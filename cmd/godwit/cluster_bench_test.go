@@ -1,0 +1,389 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
+
+	"github.com/godwit-crawler/godwit/internal/cluster"
+	"github.com/godwit-crawler/godwit/internal/cluster/jetstream"
+	"github.com/godwit-crawler/godwit/internal/urlnorm"
+)
+
+// BenchmarkCluster crawls the throughput web (fakeweb's "throughput"
+// preset, 14,400 pages, --delay 1ms: the crawlers' CPU, not politeness,
+// bounds the rate) with 1, 2 and 3 `godwit crawl --cluster` processes on
+// one `godwit nats`, seeds given to the first node, and, as the
+// baseline, with one single-node `godwit crawl` (sub-benchmark
+// "single"). Every process is this tree's binary; each run has its own
+// NATS server and simulated web. Every node runs with --workers 64, like
+// the single-node crawl.
+//
+// A cluster crawl does not end by itself, so the time measured is from
+// the start of the crawler processes to the first report of fakeweb that
+// says coverage 1.0 (the single-node run is timed the same way); then the
+// nodes are stopped with SIGINT and their CPU is their rusage once they
+// exited (start-up, shard handover and the stop included). Afterwards the
+// benchmark reads every event of the crawl's streams back from NATS.
+//
+//	unique-pages/s   ground-truth pages fetched ÷ time to coverage 1.0
+//	cpu-ms/page      all crawler processes' user+sys CPU ÷ unique pages
+//	nats-cpu-ms/page the NATS server's CPU ÷ unique pages
+//	peak-RSS-MB      the largest crawler process's peak RSS
+//	link-msgs/s      link events (one JetStream message each) ÷ time to coverage
+//	links/msg        links per link event
+//	B/link           link events' bytes (as stored: encoded, compressed) ÷ links
+//	cross-shard-%    links whose host's shard is not the shard of the page
+//	                 that had them (every link goes through the log,
+//	                 whichever node owns its shard)
+//	log-msgs/page    every event in the streams (links, outcomes, claims) ÷ unique pages
+//	log-B/page       their bytes ÷ unique pages
+//	coverage, violations, duplicates   fakeweb's report (coverage must be 1,
+//	                 violations 0, or the run fails: a faster, less polite
+//	                 crawl does not count)
+//
+// It runs against real processes, so it is skipped under -race.
+func BenchmarkCluster(b *testing.B) {
+	if raceEnabled {
+		b.Skip("the cluster benchmark runs without -race: its work is in other processes")
+	}
+	bin := benchBinary(b)
+	b.Run("single", func(b *testing.B) { benchClusterCrawl(b, bin, 0) })
+	for n := 1; n <= 3; n++ {
+		b.Run("nodes="+strconv.Itoa(n), func(b *testing.B) { benchClusterCrawl(b, bin, n) })
+	}
+}
+
+// clusterBenchSum adds up the runs of one sub-benchmark of BenchmarkCluster.
+type clusterBenchSum struct {
+	runs, unique, duplicates, violations int
+	coverage                             float64
+	wall, cpu, natsCPU                   time.Duration
+	rss                                  int64
+	log                                  logStats
+}
+
+// benchClusterCrawl runs the crawl with nodes cluster nodes, or the
+// single-node crawl when nodes is 0, b.N times and reports the metrics.
+func benchClusterCrawl(b *testing.B, bin string, nodes int) {
+	var sum clusterBenchSum
+	for b.Loop() {
+		dir := b.TempDir()
+		seeds := filepath.Join(dir, "seeds.txt")
+		web, stopWeb := startBenchFakeweb(b, bin, "--preset", "throughput", "--seeds-out", seeds)
+		var natsURL string
+		var nats *benchProcess
+		if nodes > 0 {
+			nats, natsURL = startBenchNATS(b, bin, dir)
+		}
+		common := []string{"--proxy", "http://" + web, "--allow-private",
+			"--delay", benchDelay.String(), "--workers", strconv.Itoa(benchWorkers), "--admin", "off"}
+		var procs []*benchProcess
+		start := time.Now()
+		if nodes == 0 {
+			args := append([]string{"crawl", "--seeds", seeds, "--data", filepath.Join(dir, "data")}, common...)
+			procs = append(procs, startBenchProcess(b, bin, filepath.Join(dir, "crawl.log"), args...))
+		}
+		for i := 1; i <= nodes; i++ {
+			node := "n" + strconv.Itoa(i)
+			args := append([]string{"crawl", "--cluster", natsURL, "--crawl", "bench", "--node", node,
+				"--data", filepath.Join(dir, node)}, common...)
+			if i == 1 {
+				args = append(args, "--seeds", seeds)
+			}
+			procs = append(procs, startBenchProcess(b, bin, filepath.Join(dir, node+".log"), args...))
+		}
+		waitBenchCovered(b, web, procs)
+		wall := time.Since(start)
+		for _, p := range procs {
+			p.cmd.Process.Signal(syscall.SIGINT) // an error: it has ended by itself
+		}
+		for i, p := range procs {
+			ru, err := p.wait(2 * time.Minute)
+			if err != nil {
+				b.Fatalf("crawler %d: %v\n%s", i+1, err, p.logTail())
+			}
+			sum.cpu += rusageCPU(ru)
+			sum.rss = max(sum.rss, ru.Maxrss<<10)
+		}
+		rep := fetchBenchReport(b, web)
+		stopWeb()
+		if nodes > 0 {
+			sum.log.add(readCrawlLog(b, natsURL, "bench"))
+			ru, err := nats.stop(time.Minute)
+			if err != nil {
+				b.Fatalf("godwit nats: %v\n%s", err, nats.logTail())
+			}
+			sum.natsCPU += rusageCPU(ru)
+		}
+		violations := rep.ConcurrencyViolations + rep.GapViolations + rep.DisallowedRequests +
+			rep.BeforeRobots + rep.UnavailableHostRequests + rep.RetryAfterViolations
+		if rep.Coverage != 1 || violations != 0 {
+			b.Fatalf("coverage %.3f, %d violations (want 1 and 0):\n%s", rep.Coverage, violations, rep)
+		}
+		sum.runs++
+		sum.unique += rep.Covered
+		sum.duplicates += rep.Duplicates
+		sum.violations += violations
+		sum.coverage = rep.Coverage
+		sum.wall += wall
+	}
+	pages := float64(sum.unique)
+	b.ReportMetric(pages/sum.wall.Seconds(), "unique-pages/s")
+	b.ReportMetric(float64(sum.cpu.Microseconds())/1e3/pages, "cpu-ms/page")
+	b.ReportMetric(float64(sum.rss)/(1<<20), "peak-RSS-MB")
+	if nodes > 0 {
+		l := sum.log
+		b.ReportMetric(float64(sum.natsCPU.Microseconds())/1e3/pages, "nats-cpu-ms/page")
+		b.ReportMetric(float64(l.linkMsgs)/sum.wall.Seconds(), "link-msgs/s")
+		b.ReportMetric(float64(l.links)/float64(l.linkMsgs), "links/msg")
+		b.ReportMetric(float64(l.linkBytes)/float64(l.links), "B/link")
+		b.ReportMetric(100*float64(l.crossShard)/float64(l.links), "cross-shard-%")
+		b.ReportMetric(float64(l.msgs)/pages, "log-msgs/page")
+		b.ReportMetric(float64(l.bytes)/pages, "log-B/page")
+	}
+	b.ReportMetric(sum.coverage, "coverage")
+	b.ReportMetric(float64(sum.violations), "violations")
+	b.ReportMetric(float64(sum.duplicates)/float64(sum.runs), "duplicates")
+	b.ReportMetric(pages/float64(sum.runs), "pages/op")
+}
+
+// waitBenchCovered polls fakeweb until its report says coverage 1.0.
+func waitBenchCovered(b *testing.B, web string, procs []*benchProcess) {
+	b.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		r := fetchBenchReport(b, web)
+		if r.Coverage == 1 {
+			return
+		}
+		for i, p := range procs {
+			if !p.running() {
+				b.Fatalf("crawler %d ended at coverage %.3f:\n%s", i+1, r.Coverage, p.logTail())
+			}
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("coverage %.3f after 3 minutes:\n%s", r.Coverage, procs[0].logTail())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// logStats counts the events of a crawl's streams.
+type logStats struct {
+	msgs, bytes                int
+	linkMsgs, links, linkBytes int
+	crossShard                 int
+}
+
+func (s *logStats) add(o logStats) {
+	s.msgs += o.msgs
+	s.bytes += o.bytes
+	s.linkMsgs += o.linkMsgs
+	s.links += o.links
+	s.linkBytes += o.linkBytes
+	s.crossShard += o.crossShard
+}
+
+// readCrawlLog reads every event of crawl's streams from the NATS server
+// at natsURL and counts them.
+func readCrawlLog(b *testing.B, natsURL, crawl string) logStats {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(b.Context(), 2*time.Minute)
+	defer cancel()
+	nc, err := nats.Connect(natsURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := natsjs.New(nc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	codec, err := cluster.NewCodec()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer codec.Close()
+	var s logStats
+	for i := 0; ; i++ {
+		stream, err := js.Stream(ctx, jetstream.StreamName(crawl, i))
+		if errors.Is(err, natsjs.ErrStreamNotFound) && i > 0 {
+			break
+		}
+		if err != nil {
+			b.Fatalf("stream %d: %v", i, err)
+		}
+		left := int(stream.CachedInfo().State.Msgs) // the nodes have stopped: no more will come
+		if left == 0 {
+			continue
+		}
+		cons, err := stream.OrderedConsumer(ctx, natsjs.OrderedConsumerConfig{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for left > 0 {
+			batch, err := cons.Fetch(min(left, 1000), natsjs.FetchMaxWait(10*time.Second))
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			for m := range batch.Messages() {
+				n++
+				s.count(b, codec, m.Data())
+			}
+			if err := batch.Error(); err != nil {
+				b.Fatalf("reading stream %d: %v", i, err)
+			}
+			if n == 0 {
+				b.Fatalf("stream %d: no message in 10 s, %d left", i, left)
+			}
+			left -= n
+		}
+	}
+	return s
+}
+
+// count adds one event to s.
+func (s *logStats) count(b *testing.B, codec *cluster.Codec, data []byte) {
+	e, err := codec.Decode(data)
+	if err != nil {
+		b.Fatalf("an event of the log: %v", err)
+	}
+	s.msgs++
+	s.bytes += len(data)
+	if e.Kind != cluster.KindLinks {
+		return
+	}
+	s.linkMsgs++
+	s.linkBytes += len(data)
+	s.links += len(e.Links)
+	for _, l := range e.Links {
+		if u, err := url.Parse(l.Via); err == nil && l.Via != "" &&
+			cluster.Shard(urlnorm.Host(u), cluster.DefaultShards) != e.Shard {
+			s.crossShard++
+		}
+	}
+}
+
+// benchProcess is a godwit process of a benchmark, its output in a file.
+type benchProcess struct {
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{}
+	err  error // cmd.Wait's, once done is closed
+}
+
+// startBenchProcess runs bin with args, its stdout and stderr to logPath.
+func startBenchProcess(b *testing.B, bin, logPath string, args ...string) *benchProcess {
+	b.Helper()
+	f, err := os.Create(logPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &benchProcess{cmd: exec.Command(bin, args...), log: logPath, done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = f, f
+	p.cmd.Env = append(os.Environ(), "HTTP_PROXY=", "http_proxy=")
+	if err := p.cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	b.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// startBenchNATS runs `godwit nats` with its store under dir and returns
+// it and its client URL.
+func startBenchNATS(b *testing.B, bin, dir string) (*benchProcess, string) {
+	b.Helper()
+	p := &benchProcess{cmd: exec.Command(bin, "nats", "--listen", "127.0.0.1:0", "--log-level", "warn",
+		"--data", filepath.Join(dir, "nats")), log: filepath.Join(dir, "nats.log"), done: make(chan struct{})}
+	f, err := os.Create(p.log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p.cmd.Stderr = f
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	sc := bufio.NewScanner(stdout)
+	first := ""
+	if sc.Scan() {
+		first = sc.Text()
+	}
+	go func() {
+		for sc.Scan() { // drain, so the server never blocks on its stdout
+		}
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	b.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.done
+	})
+	u, ok := strings.CutPrefix(first, "nats listening on ")
+	if !ok {
+		b.Fatalf("godwit nats: first line %q", first)
+	}
+	return p, u
+}
+
+func (p *benchProcess) running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// wait waits up to d for the process to exit and returns its rusage; an
+// exit status other than 0 is an error.
+func (p *benchProcess) wait(d time.Duration) (*syscall.Rusage, error) {
+	select {
+	case <-p.done:
+	case <-time.After(d):
+		return nil, fmt.Errorf("still running after %v", d)
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	return p.cmd.ProcessState.SysUsage().(*syscall.Rusage), nil
+}
+
+// stop interrupts the process and waits up to d for it to exit.
+func (p *benchProcess) stop(d time.Duration) (*syscall.Rusage, error) {
+	p.cmd.Process.Signal(syscall.SIGINT)
+	return p.wait(d)
+}
+
+// logTail is the end of the process's output, for a failure message.
+func (p *benchProcess) logTail() string {
+	data, _ := os.ReadFile(p.log)
+	return tail(string(data), 4096)
+}
