@@ -3,12 +3,15 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,6 +23,7 @@ import (
 
 	"github.com/godwit-crawler/godwit/internal/cluster"
 	"github.com/godwit-crawler/godwit/internal/cluster/jetstream"
+	"github.com/godwit-crawler/godwit/internal/fakeweb"
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
@@ -40,8 +44,14 @@ import (
 // benchmark reads every event of the crawl's streams back from NATS.
 //
 //	unique-pages/s   ground-truth pages fetched ÷ time to coverage 1.0
+//	fetching-pages/s the same ÷ the time from fakeweb's first request to
+//	                 coverage 1.0 (start-up left out; the log line says how long it was)
 //	cpu-ms/page      all crawler processes' user+sys CPU ÷ unique pages
 //	nats-cpu-ms/page the NATS server's CPU ÷ unique pages
+//	fakeweb-cpu-ms/page the simulated web's CPU ÷ unique pages
+//	machine-busy-%   the machine's CPUs' busy share (/proc/stat) from the
+//	                 start to coverage, whoever used them: near 100, the
+//	                 crawl was bound by CPU
 //	peak-RSS-MB      the largest crawler process's peak RSS
 //	link-msgs/s      link events (one JetStream message each) ÷ time to coverage
 //	links/msg        links per link event
@@ -71,7 +81,9 @@ func BenchmarkCluster(b *testing.B) {
 type clusterBenchSum struct {
 	runs, unique, duplicates, violations int
 	coverage                             float64
-	wall, cpu, natsCPU                   time.Duration
+	wall, fetching                       time.Duration // to coverage 1.0: from the start, from the first request
+	cpu, natsCPU, webCPU                 time.Duration
+	busy                                 float64 // the machine's busy share of its CPUs to coverage, summed over runs
 	rss                                  int64
 	log                                  logStats
 }
@@ -92,6 +104,7 @@ func benchClusterCrawl(b *testing.B, bin string, nodes int) {
 		common := []string{"--proxy", "http://" + web, "--allow-private",
 			"--delay", benchDelay.String(), "--workers", strconv.Itoa(benchWorkers), "--admin", "off"}
 		var procs []*benchProcess
+		busy0, total0 := machineCPU()
 		start := time.Now()
 		if nodes == 0 {
 			args := append([]string{"crawl", "--seeds", seeds, "--data", filepath.Join(dir, "data")}, common...)
@@ -108,9 +121,12 @@ func benchClusterCrawl(b *testing.B, bin string, nodes int) {
 		}
 		waitBenchCovered(b, web, procs)
 		wall := time.Since(start)
+		busy1, total1 := machineCPU()
+		first := firstRequest(b, web)
 		for _, p := range procs {
 			p.cmd.Process.Signal(syscall.SIGINT) // an error: it has ended by itself
 		}
+		var fetched []int
 		for i, p := range procs {
 			ru, err := p.wait(2 * time.Minute)
 			if err != nil {
@@ -118,9 +134,10 @@ func benchClusterCrawl(b *testing.B, bin string, nodes int) {
 			}
 			sum.cpu += rusageCPU(ru)
 			sum.rss = max(sum.rss, ru.Maxrss<<10)
+			fetched = append(fetched, p.pagesFetched())
 		}
 		rep := fetchBenchReport(b, web)
-		stopWeb()
+		sum.webCPU += stopWeb()
 		if nodes > 0 {
 			sum.log.add(readCrawlLog(b, natsURL, "bench"))
 			ru, err := nats.stop(time.Minute)
@@ -140,10 +157,19 @@ func benchClusterCrawl(b *testing.B, bin string, nodes int) {
 		sum.violations += violations
 		sum.coverage = rep.Coverage
 		sum.wall += wall
+		sum.fetching += wall - first.Sub(start)
+		if total1 > total0 {
+			sum.busy += float64(busy1-busy0) / float64(total1-total0)
+		}
+		b.Logf("covered in %.1fs, the first request %.2fs after the start; pages fetched by each crawler %v",
+			wall.Seconds(), first.Sub(start).Seconds(), fetched)
 	}
 	pages := float64(sum.unique)
 	b.ReportMetric(pages/sum.wall.Seconds(), "unique-pages/s")
+	b.ReportMetric(pages/sum.fetching.Seconds(), "fetching-pages/s")
 	b.ReportMetric(float64(sum.cpu.Microseconds())/1e3/pages, "cpu-ms/page")
+	b.ReportMetric(float64(sum.webCPU.Microseconds())/1e3/pages, "fakeweb-cpu-ms/page")
+	b.ReportMetric(100*sum.busy/float64(sum.runs), "machine-busy-%")
 	b.ReportMetric(float64(sum.rss)/(1<<20), "peak-RSS-MB")
 	if nodes > 0 {
 		l := sum.log
@@ -159,6 +185,53 @@ func benchClusterCrawl(b *testing.B, bin string, nodes int) {
 	b.ReportMetric(float64(sum.violations), "violations")
 	b.ReportMetric(float64(sum.duplicates)/float64(sum.runs), "duplicates")
 	b.ReportMetric(pages/float64(sum.runs), "pages/op")
+}
+
+// machineCPU is the machine's busy and total CPU time so far, in clock
+// ticks (the first line of /proc/stat; busy is all but idle and iowait),
+// or zeros where /proc is not there.
+func machineCPU() (busy, total uint64) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 6 || fields[0] != "cpu" {
+		return 0, 0
+	}
+	for i, f := range fields[1:] {
+		v, _ := strconv.ParseUint(f, 10, 64)
+		total += v
+		if i != 3 && i != 4 { // idle, iowait
+			busy += v
+		}
+	}
+	return busy, total
+}
+
+// firstRequest is when fakeweb received its first request.
+func firstRequest(b *testing.B, web string) time.Time {
+	b.Helper()
+	resp, err := http.Get("http://" + web + "/_fakeweb/requests")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var rs []fakeweb.Request
+	if err := json.NewDecoder(resp.Body).Decode(&rs); err != nil {
+		b.Fatal(err)
+	}
+	if len(rs) == 0 {
+		b.Fatal("fakeweb has no request")
+	}
+	first := rs[0].Start
+	for _, r := range rs {
+		if r.Start.Before(first) {
+			first = r.Start
+		}
+	}
+	return first
 }
 
 // waitBenchCovered polls fakeweb until its report says coverage 1.0.
@@ -381,6 +454,20 @@ func (p *benchProcess) stop(d time.Duration) (*syscall.Rusage, error) {
 	p.cmd.Process.Signal(syscall.SIGINT)
 	return p.wait(d)
 }
+
+// pagesFetched is the page count of the crawl summary the process
+// printed when it stopped, -1 if none.
+func (p *benchProcess) pagesFetched() int {
+	data, _ := os.ReadFile(p.log)
+	m := summaryPages.FindSubmatch(data)
+	if m == nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return n
+}
+
+var summaryPages = regexp.MustCompile(`(?m)^\s*pages\s+(\d+) fetched`)
 
 // logTail is the end of the process's output, for a failure message.
 func (p *benchProcess) logTail() string {
