@@ -363,7 +363,7 @@ func (c *Crawler) parseHTML(ctx context.Context, t Task, resp *fetch.Response) (
 	// One pass over the page for its links, meta and title and, for the
 	// SimHash, its visible text (boilerplate-light, in the encoding the
 	// pass settled on).
-	text := simhash.NewText(len(body))
+	text := simhash.NewTextFingerprint()
 	doc, err = extract.HTML(page, body, &extract.Options{
 		Agents:      []string{c.cfg.Agent},
 		ContentType: resp.Header.Get("Content-Type"),
@@ -374,9 +374,7 @@ func (c *Crawler) parseHTML(ctx context.Context, t Task, resp *fetch.Response) (
 		c.log.Info("link extraction failed", "url", t.URL, "err", err)
 		return doc, body, 0, false
 	}
-	if s := text.String(); s != "" {
-		fp, hasFP = simhash.Fingerprint(s), true
-	}
+	fp, hasFP = text.Fingerprint()
 	return doc, body, fp, hasFP
 }
 

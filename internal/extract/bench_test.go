@@ -80,6 +80,43 @@ func BenchmarkHTMLText(b *testing.B) {
 	}
 }
 
+// BenchmarkHTMLFingerprint is the crawler's pass over a page as it is
+// now: links, meta and title, and the SimHash of the visible text hashed
+// word by word as the text is written (simhash.NewTextFingerprint).
+// BenchmarkHTMLTextThenFingerprint is the same result the way it was
+// computed before: the text kept, then fingerprinted.
+func BenchmarkHTMLFingerprint(b *testing.B) {
+	body := benchPage()
+	page := mustURL("https://www.example.com/science/godwits")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		text := simhash.NewTextFingerprint()
+		if _, err := HTML(page, body, &Options{Text: text}); err != nil {
+			b.Fatal(err)
+		}
+		if _, ok := text.Fingerprint(); !ok {
+			b.Fatal("no text")
+		}
+	}
+}
+
+func BenchmarkHTMLTextThenFingerprint(b *testing.B) {
+	body := benchPage()
+	page := mustURL("https://www.example.com/science/godwits")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		text := simhash.NewText(len(body))
+		if _, err := HTML(page, body, &Options{Text: text}); err != nil {
+			b.Fatal(err)
+		}
+		if simhash.Fingerprint(text.String()) == 0 {
+			b.Fatal("no fingerprint")
+		}
+	}
+}
+
 // BenchmarkHTMLTextEmbeds is the crawler's pass with page requisites on
 // (the default): BenchmarkHTMLText plus the page's embeds (its
 // stylesheet, its inline <style>, an image per paragraph), collected in

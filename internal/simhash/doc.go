@@ -13,7 +13,10 @@
 //
 // A caller that tokenizes the page anyway feeds a Text instead of calling
 // VisibleText (extract.HTML does, with Options.Text), and the page is read
-// once for its links and its text; the text is the same.
+// once for its links and its text; the text is the same. A Text of
+// NewTextFingerprint keeps only the fingerprint, hashing each word as the
+// text is written (the crawler's way: no copy of the text, no second pass);
+// its Fingerprint equals Fingerprint of the text.
 //
 // Exact duplicates are found by payload digest before this; SimHash finds
 // pages that differ by a date, a counter, a session id in a link, or an

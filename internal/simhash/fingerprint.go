@@ -203,6 +203,62 @@ func forEachShingle(text string, fn func(shingle []byte)) {
 	}
 }
 
+// wordHasher computes Fingerprint of a text given in pieces, without
+// holding the text: it hashes each word as soon as it ends. Pieces are
+// whole characters (valid UTF-8 cut only between characters); a word
+// goes on from one piece to the next unless separate is called between
+// them. It implements shingleWords == 1 (TestWordHasherIsFingerprint).
+type wordHasher struct {
+	acc  accumulator
+	word []byte // the lower-cased word being read
+}
+
+// separate ends the word being read, if any.
+func (h *wordHasher) separate() {
+	if len(h.word) > 0 {
+		h.acc.add(xxhash.Sum64(h.word))
+		h.word = h.word[:0]
+	}
+}
+
+func (h *wordHasher) write(p []byte) {
+	for i := 0; i < len(p); {
+		c := p[i]
+		if c < utf8.RuneSelf {
+			if l := asciiWord[c]; l != 0 {
+				h.word = append(h.word, l)
+			} else {
+				h.separate()
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(p[i:])
+		i += size
+		switch {
+		case !isWordRune(r):
+			h.separate()
+		case isIdeograph(r): // a word by itself
+			h.separate()
+			h.word = utf8.AppendRune(h.word, unicode.ToLower(r))
+			h.separate()
+		default:
+			h.word = utf8.AppendRune(h.word, unicode.ToLower(r))
+		}
+	}
+}
+
+// sum is the fingerprint of what was written; it ends the last word.
+func (h *wordHasher) sum() uint64 {
+	h.separate()
+	acc := h.acc // sum flushes; more may be written after
+	return acc.sum()
+}
+
+func (h *wordHasher) reset() {
+	*h = wordHasher{word: h.word[:0]}
+}
+
 // asciiWord maps an ASCII letter or digit to its lower case, and every
 // other ASCII character to 0: a separator.
 var asciiWord = func() (t [utf8.RuneSelf]byte) {

@@ -48,12 +48,18 @@ func VisibleTextFrom(r io.Reader, size int) string { return visibleText(r, size)
 
 func visibleText(r io.Reader, size int) string {
 	t := NewText(size)
+	t.feed(r)
+	return t.String()
+}
+
+// feed gives t every token of the page r yields, until t is full.
+func (t *Text) feed(r io.Reader) {
 	z := html.NewTokenizer(r)
 	z.SetMaxBuf(MaxText)
 	for !t.Full() {
 		switch tt := z.Next(); tt {
 		case html.ErrorToken:
-			return t.String()
+			return
 		case html.TextToken:
 			t.Text(z.Text())
 		case html.StartTagToken, html.SelfClosingTagToken:
@@ -62,7 +68,6 @@ func visibleText(r io.Reader, size int) string {
 			t.EndTag(z)
 		}
 	}
-	return t.String()
 }
 
 // Text builds the visible text of a page (see VisibleText) from the
@@ -83,19 +88,37 @@ type Text struct {
 // sizes the text's buffer.
 func NewText(size int) *Text {
 	t := &Text{}
+	t.w.keep = true
 	t.w.b.Grow(min(max(size, 0), MaxText)) // text is at most about the page: one allocation
 	return t
 }
 
+// NewTextFingerprint returns an empty Text that keeps only the
+// fingerprint of the text (see Fingerprint), computed as the text is
+// written: String returns "", and nothing of the size of the page is
+// allocated.
+func NewTextFingerprint() *Text { return &Text{} }
+
 // Reset empties t for another page (or another pass over the same page).
-func (t *Text) Reset() { *t = Text{} }
+func (t *Text) Reset() {
+	t.w.b.Reset()
+	t.w.words.reset()
+	t.w.n, t.w.pending, t.w.full = 0, false, false
+	t.skip, t.depth, t.sections = "", 0, 0
+}
 
 // Full reports whether the text has reached MaxText: more tokens change
 // nothing.
 func (t *Text) Full() bool { return t.w.full }
 
-// String returns the text so far.
+// String returns the text so far; "" for a Text of NewTextFingerprint.
 func (t *Text) String() string { return t.w.b.String() }
+
+// Fingerprint returns Fingerprint of the text so far, and whether there
+// is any text (String() != "" for a Text of NewText).
+func (t *Text) Fingerprint() (fp uint64, ok bool) {
+	return t.w.words.sum(), t.w.n > 0
+}
 
 // Text takes the text of a text token (z.Text()).
 func (t *Text) Text(p []byte) {
@@ -258,16 +281,20 @@ func set(names ...string) map[string]bool {
 	return m
 }
 
-// textWriter collapses white space and caps the text at MaxText bytes.
+// textWriter collapses white space and caps the text at MaxText bytes;
+// it fingerprints the text as it goes and keeps it if keep is set.
 type textWriter struct {
+	keep    bool
 	b       strings.Builder
+	n       int  // bytes of text written
 	pending bool // a space is owed before the next character
 	full    bool
+	words   wordHasher
 }
 
 // space separates what comes next from what came before.
 func (w *textWriter) space() {
-	w.pending = w.b.Len() > 0
+	w.pending = w.n > 0
 }
 
 func (w *textWriter) text(s []byte) {
@@ -312,7 +339,7 @@ func (w *textWriter) text(s []byte) {
 // write appends p, valid UTF-8 without space, after the pending space if
 // any; what does not fit in MaxText is cut at a character boundary.
 func (w *textWriter) write(p []byte) {
-	room := MaxText - w.b.Len()
+	room := MaxText - w.n
 	if w.pending {
 		room--
 	}
@@ -327,10 +354,18 @@ func (w *textWriter) write(p []byte) {
 		p = p[:room]
 	}
 	if w.pending {
-		w.b.WriteByte(' ')
+		if w.keep {
+			w.b.WriteByte(' ')
+		}
+		w.words.separate()
+		w.n++
 		w.pending = false
 	}
-	w.b.Write(p)
+	if w.keep {
+		w.b.Write(p)
+	}
+	w.words.write(p)
+	w.n += len(p)
 }
 
 // asciiSpace is the ASCII white space of unicode.IsSpace.

@@ -1,6 +1,7 @@
 package simhash
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -97,4 +98,44 @@ func FuzzVisibleText(f *testing.F) {
 		}
 		_ = Fingerprint(got)
 	})
+}
+
+// TestWordHasherIsFingerprint: a Text of NewTextFingerprint, which hashes
+// words as the text is written and keeps none of it, gives Fingerprint of
+// the text a Text of NewText keeps, for every page of TestVisibleText's
+// kind and for random pages of words in several scripts, inline and block
+// tags, entities, invalid bytes and text over MaxText; also after Reset.
+func TestWordHasherIsFingerprint(t *testing.T) {
+	pages := []string{"", "a", "hello   world", "G<b>od</b>w<span>it</span> x", "日本語のテキスト and English",
+		"Café crème naïve", "a\xffb\xc3", "&copy;2026 &amp; more", "x<p>y</p>z", "ऋषिकेश हिन्दी",
+		strings.Repeat("word ", MaxText/5+3), strings.Repeat("日", MaxText/3+1)}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"word", "Word", "WORD", " ", "\n", "<b>", "</b>", "<p>", "</p>", "<nav>", "</nav>",
+		"日本", "カタカナ", "ひらがな", "é", "e\u0301", "ß", "İ", "Ω", "1,000", "a-b", "&amp;", "&nbsp;", "\xff", "\u00a0",
+		"<br>", "<span>", "</span>", "x", "\u2003", "🙂", "ﬁ", "ǅ"}
+	for range 2000 {
+		var b strings.Builder
+		for range rng.IntN(40) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		pages = append(pages, b.String())
+	}
+	kept, streamed := NewText(0), NewTextFingerprint()
+	for _, page := range pages {
+		for _, reset := range []bool{false, true} {
+			if reset {
+				kept.feed(strings.NewReader("earlier page <p>text</p>"))
+				streamed.feed(strings.NewReader("earlier page <p>text</p>"))
+			}
+			kept.Reset()
+			streamed.Reset()
+			kept.feed(strings.NewReader(page))
+			streamed.feed(strings.NewReader(page))
+			text := kept.String()
+			fp, ok := streamed.Fingerprint()
+			if fp != Fingerprint(text) || ok != (text != "") || streamed.String() != "" {
+				t.Fatalf("page %.200q: streamed fingerprint %x (text %v), want %x of %.200q", page, fp, ok, Fingerprint(text), text)
+			}
+		}
+	}
 }
