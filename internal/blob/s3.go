@@ -285,8 +285,14 @@ func classify(op, key string, err error) error {
 	return fmt.Errorf("blob: %s %s: %w", op, key, err)
 }
 
-func (b *Bucket) putOptions() minio.PutObjectOptions {
-	return minio.PutObjectOptions{PartSize: uint64(b.opts.PartSize), NumThreads: uint(b.opts.Threads)}
+// putOptions are the options of a PUT of size bytes (-1: unknown).
+func (b *Bucket) putOptions(size int64) minio.PutObjectOptions {
+	return minio.PutObjectOptions{PartSize: uint64(b.opts.PartSize), NumThreads: uint(b.opts.Threads),
+		// Over plain HTTP the client signs the payload as it streams it
+		// (aws-chunked), and for an empty object it then sends no
+		// Content-Length, which S3 refuses (MissingContentLength): an
+		// empty payload has nothing to sign.
+		DisableContentSha256: size == 0}
 }
 
 // PutFile uploads the file at path to key and verifies the stored object
@@ -308,7 +314,7 @@ func (b *Bucket) PutFile(ctx context.Context, key, path string) (Object, error) 
 	}
 	// A SectionReader reads the parts in place, from offset 0 whatever the
 	// file's offset, and lets the client send several at once.
-	if _, err := b.client.PutObject(ctx, b.bucket, b.full(key), io.NewSectionReader(f, 0, size), size, b.putOptions()); err != nil {
+	if _, err := b.client.PutObject(ctx, b.bucket, b.full(key), io.NewSectionReader(f, 0, size), size, b.putOptions(size)); err != nil {
 		return Object{}, classify("put", key, err)
 	}
 	obj, err := b.Stat(ctx, key)
@@ -327,7 +333,7 @@ func (b *Bucket) PutFile(ctx context.Context, key, path string) (Object, error) 
 // a time. The stored object's size is checked against what was read.
 func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, size int64) (Object, error) {
 	cr := &countingReader{r: r}
-	if _, err := b.client.PutObject(ctx, b.bucket, b.full(key), cr, size, b.putOptions()); err != nil {
+	if _, err := b.client.PutObject(ctx, b.bucket, b.full(key), cr, size, b.putOptions(size)); err != nil {
 		return Object{}, classify("put", key, err)
 	}
 	obj, err := b.Stat(ctx, key)
@@ -344,7 +350,7 @@ func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, size int64) (
 // taken. It is meant for small objects such as manifests: data goes in one
 // request.
 func (b *Bucket) PutNew(ctx context.Context, key string, data []byte) (Object, error) {
-	opts := b.putOptions()
+	opts := b.putOptions(int64(len(data)))
 	opts.DisableMultipart = true
 	if b.opts.NoConditionalPut {
 		_, err := b.Stat(ctx, key)

@@ -116,6 +116,25 @@ func TestBucketObjects(t *testing.T) {
 	}
 }
 
+// TestPutEmpty: an empty file or object is stored (over plain HTTP the
+// client's streamed signing sent it without a Content-Length, which S3
+// refuses; an empty CDXJ index of a WARC file without responses met it).
+func TestPutEmpty(t *testing.T) {
+	ctx := context.Background()
+	s := blobtest.New(t, "bkt")
+	b := open(t, s, "p")
+	path, _ := writeFile(t, 0)
+	if obj, err := b.PutFile(ctx, "warc/empty.cdxj", path); err != nil || obj.Size != 0 {
+		t.Fatalf("PutFile of an empty file = %+v, %v", obj, err)
+	}
+	if obj, err := b.Put(ctx, "warc/empty2", strings.NewReader(""), 0); err != nil || obj.Size != 0 {
+		t.Fatalf("Put of an empty object = %+v, %v", obj, err)
+	}
+	if got := s.Keys(t, ""); !slices.Equal(got, []string{"p/warc/empty.cdxj", "p/warc/empty2"}) {
+		t.Errorf("bucket holds %q", got)
+	}
+}
+
 // A file larger than the part size goes up in parts, and the multipart
 // ETag is checked against the file.
 func TestPutFileMultipart(t *testing.T) {
