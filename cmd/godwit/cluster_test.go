@@ -56,6 +56,32 @@ func clusterArgs(nats, name, node, data, web string) []string {
 		"--admin", "off", "--cluster-ttl", "3s", "--timeout", "5s"}
 }
 
+// clusterNodes describes the crawler nodes a cluster test starts.
+type clusterNodes struct {
+	nats, crawl, web, seeds string
+	env                     []string // added to the nodes' environment
+	extra                   []string // flags added to clusterArgs
+}
+
+// start runs n nodes n1…nN of the crawl, each with a data directory of
+// its own; the first is given the seeds. It returns the nodes and their
+// data directories.
+func (c clusterNodes) start(t *testing.T, n int) ([]*crawlProcess, []string) {
+	t.Helper()
+	var nodes []*crawlProcess
+	var dirs []string
+	for i := 1; i <= n; i++ {
+		data := filepath.Join(t.TempDir(), "d")
+		args := append(clusterArgs(c.nats, c.crawl, "n"+strconv.Itoa(i), data, c.web), c.extra...)
+		if i == 1 {
+			args = append(args, "--seeds", c.seeds)
+		}
+		nodes = append(nodes, startCrawlBinaryEnv(t, c.env, args...))
+		dirs = append(dirs, data)
+	}
+	return nodes, dirs
+}
+
 // waitCovered polls fakeweb until the crawl covered the whole web.
 func waitCovered(t *testing.T, web string, nodes ...*crawlProcess) fakeweb.Report {
 	t.Helper()
@@ -135,19 +161,10 @@ func TestClusterCrawl(t *testing.T) {
 	clusterTest(t)
 	nats := startNATS(t)
 	web, seeds := clusterWeb(t, 60)
-	var nodes []*crawlProcess
-	var dirs []string
-	for i := 1; i <= 3; i++ {
-		data := filepath.Join(t.TempDir(), "d")
-		dirs = append(dirs, data)
-		// Snapshots every 10 events of a shard (to the crawl's JetStream
-		// object store: no --store) cut the logs.
-		args := append(clusterArgs(nats, "c1", "n"+strconv.Itoa(i), data, web), "--cluster-snapshot-events", "10")
-		if i == 1 {
-			args = append(args, "--seeds", seeds)
-		}
-		nodes = append(nodes, startCrawlBinary(t, args...))
-	}
+	// Snapshots every 10 events of a shard (to the crawl's JetStream
+	// object store: no --store) cut the logs.
+	nodes, dirs := clusterNodes{nats: nats, crawl: "c1", web: web, seeds: seeds,
+		extra: []string{"--cluster-snapshot-events", "10"}}.start(t, 3)
 	// The crawl ends by itself once every node is idle: not before the
 	// web is covered, and not long after.
 	waitEnded(t, 2*time.Minute, nodes...)
@@ -190,15 +207,8 @@ func TestClusterNodeKilled(t *testing.T) {
 	// WARC files and shard snapshots (every 10 events of a shard) go to
 	// an S3 API server.
 	s3 := blobtest.New(t, "godwit-cluster")
-	var nodes []*crawlProcess
-	for i := 1; i <= 3; i++ {
-		args := append(clusterArgs(nats, "c2", "n"+strconv.Itoa(i), filepath.Join(t.TempDir(), "d"), web),
-			"--cluster-snapshot-events", "10", "--store", "s3://godwit-cluster/c2/", "--store-path-style", "--store-crawl", "c2")
-		if i == 1 {
-			args = append(args, "--seeds", seeds)
-		}
-		nodes = append(nodes, startCrawlBinaryEnv(t, s3.Env(), args...))
-	}
+	nodes, _ := clusterNodes{nats: nats, crawl: "c2", web: web, seeds: seeds, env: s3.Env(),
+		extra: []string{"--cluster-snapshot-events", "10", "--store", "s3://godwit-cluster/c2/", "--store-path-style", "--store-crawl", "c2"}}.start(t, 3)
 	deadline := time.Now().Add(time.Minute)
 	for r := fetchReport(t, web, "20ms"); r.Coverage < 0.3; r = fetchReport(t, web, "20ms") {
 		if time.Now().After(deadline) {
@@ -345,14 +355,7 @@ func TestClusterNodeJoins(t *testing.T) {
 	clusterTest(t)
 	nats := startNATS(t)
 	web, seeds := clusterWeb(t, 80)
-	var nodes []*crawlProcess
-	for i := 1; i <= 3; i++ {
-		args := clusterArgs(nats, "c4", "n"+strconv.Itoa(i), filepath.Join(t.TempDir(), "d"), web)
-		if i == 1 {
-			args = append(args, "--seeds", seeds)
-		}
-		nodes = append(nodes, startCrawlBinary(t, args...))
-	}
+	nodes, _ := clusterNodes{nats: nats, crawl: "c4", web: web, seeds: seeds}.start(t, 3)
 	waitCoverage(t, web, 0.2, nodes...)
 	late := filepath.Join(t.TempDir(), "d")
 	nodes = append(nodes, startCrawlBinary(t, clusterArgs(nats, "c4", "n4", late, web)...))
@@ -401,15 +404,15 @@ func TestClusterStatus(t *testing.T) {
 		for _, n := range st.Nodes {
 			owned += n.OwnedShards
 		}
-		return owned == st.Shards && st.Totals.Pages > 0 && st.Nodes[0].Pages > 0 && st.Nodes[1].Pages > 0
+		// Balanced, too: a node whose lease renewals stall on a busy
+		// machine loses its shards for a while, and gets them back.
+		return owned == st.Shards && st.Totals.Pages > 0 && st.Nodes[0].Pages > 0 && st.Nodes[1].Pages > 0 &&
+			st.Nodes[0].AssignedShards == st.Shards/2
 	}
 	waitUntil(t, n1, "both nodes own their shards and fetch", settled)
 	if st.Crawl != "c5" || st.Shards != 1024 || st.UnownedShards != 0 || st.Seeds != 20 || st.Done != nil ||
 		st.Nodes[0].ID != "n1" || st.Nodes[0].Admin != adminAddr || st.Leader == "" || st.Log.Messages == 0 {
 		t.Errorf("godwit status --cluster: %+v", st)
-	}
-	if n := st.Nodes[0].AssignedShards; n != 512 {
-		t.Errorf("n1 is assigned %d shards, want 512 of 1024", n)
 	}
 
 	// The same from a node's admin API, and in words from `godwit status`.
@@ -472,14 +475,7 @@ func TestClusterNodeLeaves(t *testing.T) {
 	clusterTest(t)
 	nats := startNATS(t)
 	web, seeds := clusterWeb(t, 60)
-	var nodes []*crawlProcess
-	for i := 1; i <= 3; i++ {
-		args := clusterArgs(nats, "c6", "n"+strconv.Itoa(i), filepath.Join(t.TempDir(), "d"), web)
-		if i == 1 {
-			args = append(args, "--seeds", seeds)
-		}
-		nodes = append(nodes, startCrawlBinary(t, args...))
-	}
+	nodes, _ := clusterNodes{nats: nats, crawl: "c6", web: web, seeds: seeds}.start(t, 3)
 	waitCoverage(t, web, 0.3, nodes...)
 	nodes[1].cmd.Process.Signal(syscall.SIGINT)
 	if code := nodes[1].wait(t); code != 0 || !strings.Contains(nodes[1].stdout.String(), "stopped in") {
@@ -512,15 +508,8 @@ func TestClusterSurvivesNATSServerLoss(t *testing.T) {
 	servers, urls := startNATSCluster(t, t.TempDir())
 	nats := strings.Join(urls, ",")
 	web, seeds := clusterWeb(t, 60)
-	var nodes []*crawlProcess
-	for i := 1; i <= 3; i++ {
-		args := append(clusterArgs(nats, "c7", "n"+strconv.Itoa(i), filepath.Join(t.TempDir(), "d"), web),
-			"--cluster-replicas", "3", "--cluster-snapshot-events", "20")
-		if i == 1 {
-			args = append(args, "--seeds", seeds)
-		}
-		nodes = append(nodes, startCrawlBinary(t, args...))
-	}
+	nodes, _ := clusterNodes{nats: nats, crawl: "c7", web: web, seeds: seeds,
+		extra: []string{"--cluster-replicas", "3", "--cluster-snapshot-events", "20"}}.start(t, 3)
 	waitCoverage(t, web, 0.3, nodes...)
 	dead := servers[0]
 	if err := dead.cmd.Process.Kill(); err != nil {
