@@ -13,6 +13,15 @@ import (
 // for byte, what WriteCDXJ makes by reading each completed file back, over
 // rotations, concurrent groups and URLs out of SURT order.
 func TestWriterIndex(t *testing.T) {
+	for _, run := range []int{0, 600} {
+		t.Run(fmt.Sprintf("run=%d", run), func(t *testing.T) { testWriterIndex(t, run) })
+	}
+}
+
+// testWriterIndex is TestWriterIndex with the index spilling runs of
+// about run bytes of lines (0: the default, which this test never
+// reaches; 600: a run every two or three lines, merged at completion).
+func testWriterIndex(t *testing.T, run int) {
 	cfg := testConfig(t)
 	cfg.Index = true
 	cfg.MaxSize = 20 << 10 // several files
@@ -20,6 +29,7 @@ func TestWriterIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.indexRun = run
 	done := make(chan error, 4)
 	for g := range 4 {
 		go func() {
@@ -62,6 +72,33 @@ func TestWriterIndex(t *testing.T) {
 	}
 	if lines != 40 {
 		t.Errorf("%d index lines in all, want 40 (one per response)", lines)
+	}
+	// Runs are unlinked as they are created, and the index files renamed
+	// into place: no temporary file is left.
+	if m, _ := filepath.Glob(filepath.Join(cfg.Dir, ".cdxj-*")); len(m) != 0 {
+		t.Errorf("temporary files left: %v", m)
+	}
+}
+
+// BenchmarkIndexer is the index of a 1 GiB WARC file of small pages:
+// 460,000 lines of ~265 bytes, spilled in runs of the default size and
+// merged. Memory stays at the run size (B/op counts the allocations,
+// not what is held at once).
+func BenchmarkIndexer(b *testing.B) {
+	lines := make([]string, 460_000)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("com,fake,h%d)/p/%d 20261125071930 {\"url\":\"http://h%d.fake.com/p/%d\",\"mime\":\"text/html\",\"status\":\"200\",\"digest\":\"sha1:%032d\",\"length\":\"4012\",\"offset\":\"%d\",\"filename\":\"godwit-20261125071930590-00000-vm.warc.gz\"}\n", i*7919%5000, i, i*7919%5000, i, i, i*2331)
+	}
+	dir := b.TempDir()
+	b.ReportAllocs()
+	for b.Loop() {
+		x := newIndexer(dir, 0)
+		for _, l := range lines {
+			x.add(l)
+		}
+		if err := x.write(filepath.Join(dir, "x.cdxj")); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -195,10 +194,12 @@ type Writer struct {
 	groups int    // record groups in f besides its warcinfo
 	infoID string // WARC-Record-ID of f's warcinfo record
 	serial int
-	lines  []string // CDXJ lines of f's records, with cfg.Index
-	done   []string
-	closed bool
-	err    error // set when f could not be restored after a failed write
+	index  *indexer // CDXJ lines of f's records, with cfg.Index
+	// indexRun is the index's memory before it spills (0: the default).
+	indexRun int
+	done     []string
+	closed   bool
+	err      error // set when f could not be restored after a failed write
 }
 
 // NewWriter returns a Writer for cfg, after Default and Validate. It opens no
@@ -281,9 +282,12 @@ func (w *Writer) Write(recs ...*Record) ([]Location, error) {
 	}
 	w.groups++
 	if w.cfg.Index {
+		if w.index == nil {
+			w.index = newIndexer(w.cfg.Dir, w.indexRun)
+		}
 		for i, rec := range recs {
 			if line, ok := CDXJLine(rec, locs[i]); ok {
-				w.lines = append(w.lines, line)
+				w.index.add(line)
 			}
 		}
 	}
@@ -469,8 +473,11 @@ func (w *Writer) open() error {
 // finish fsyncs, closes and renames the current file. On error the file
 // keeps its OpenSuffix, marking it as incomplete. w.mu must be held.
 func (w *Writer) finish() error {
-	f, name, lines := w.f, w.name, w.lines
-	w.f, w.name, w.size, w.infoID, w.lines = nil, "", 0, "", nil
+	f, name, index := w.f, w.name, w.index
+	w.f, w.name, w.size, w.infoID, w.index = nil, "", 0, "", nil
+	if index != nil {
+		defer index.close()
+	}
 	path := filepath.Join(w.cfg.Dir, name)
 	err := f.Sync()
 	if cerr := f.Close(); err == nil {
@@ -490,25 +497,28 @@ func (w *Writer) finish() error {
 		// The index only saves reading the file: one that cannot be
 		// written leaves the file as a crash would, without an index,
 		// rather than failing the Write that rotated.
-		_ = writeIndex(filepath.Join(w.cfg.Dir, strings.TrimSuffix(name, Ext)+".cdxj"), lines)
+		if index == nil { // a file of its warcinfo alone
+			index = newIndexer(w.cfg.Dir, w.indexRun)
+		}
+		_ = index.write(filepath.Join(w.cfg.Dir, strings.TrimSuffix(name, Ext)+".cdxj"))
 	}
 	syncDir(w.cfg.Dir)
 	return nil
 }
 
-// writeIndex writes lines, sorted, to path, whole or not at all.
-func writeIndex(path string, lines []string) error {
-	slices.Sort(lines)
+// writeIndex writes the lines write gives, already sorted, to path, whole
+// or not at all.
+func writeIndex(path string, write func(io.StringWriter) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".cdxj-*")
 	if err != nil {
 		return fmt.Errorf("warc: index: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
 	bw := bufio.NewWriterSize(tmp, 64<<10)
-	for _, l := range lines {
-		_, _ = bw.WriteString(l)
+	err = write(bw)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
 	}
-	err = bw.Flush()
 	if err == nil {
 		err = tmp.Sync()
 	}
