@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 )
 
 // DB is an open store.
@@ -38,12 +39,21 @@ func Open(dir string, o Options) (*DB, error) {
 	}
 	cache := pebble.NewCache(o.CacheBytes)
 	defer cache.Unref()
-	db, err := pebble.Open(dir, &pebble.Options{
+	opts := &pebble.Options{
 		Cache:        cache,
 		MemTableSize: o.MemTableBytes,
 		Logger:       pebbleLogger{o.Logger},
 		ReadOnly:     o.ReadOnly,
-	})
+	}
+	// A Bloom filter per table (10 bits per key, 1% false positives) lets
+	// a point read skip every table that does not hold its key, instead
+	// of reading a data block of each level the key's range overlaps:
+	// once the store outgrows the block cache, those reads were most of
+	// the crawl's CPU (docs/benchmarks.md, "A million pages").
+	for i := range opts.Levels {
+		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	db, err := pebble.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("kv: open %s: %w", dir, err)
 	}
