@@ -191,6 +191,12 @@ func (d *decoder) float64() float64 {
 	}
 	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
 	d.b = d.b[8:]
+	if !finite(v) {
+		// Nothing stored is infinite or not a number; one read would
+		// poison every sum it joins (OPIC cash, host capacity, spending).
+		d.err = errCorrupt
+		return 0
+	}
 	return v
 }
 
@@ -477,6 +483,10 @@ func (d *decoder) urlExtension(r *urlRecord) {
 	r.cash = float64(math.Float32frombits(binary.LittleEndian.Uint32(d.b[1:])))
 	r.history = float64(math.Float32frombits(binary.LittleEndian.Uint32(d.b[5:])))
 	d.b = d.b[9:]
+	if !finite(r.cash) || !finite(r.history) {
+		d.err = errCorrupt
+		return
+	}
 	r.sitemapPrio = uint16(min(d.uvarint(), math.MaxUint16))
 	if flags&extContent != 0 {
 		if len(d.b) < 8 {
@@ -738,3 +748,5 @@ func decodeRobots(v []byte) (crawl.RobotsState, error) {
 	}
 	return s, nil
 }
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

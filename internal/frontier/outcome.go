@@ -78,7 +78,11 @@ func DecodeOutcome(v []byte) (crawl.Task, crawl.Outcome, error) {
 	d.b = d.b[4:]
 	out.Requested = flags&1 != 0
 	out.HasRetryAfter = flags&2 != 0
-	out.Status = int(d.uvarint())
+	if st := d.uvarint(); st <= math.MaxInt32 {
+		out.Status = int(st)
+	} else if d.err == nil {
+		d.err = errCorrupt // no status is that large; as an int it would turn negative
+	}
 	out.Reason = d.string()
 	out.Start = d.time()
 	out.FirstByte = d.time()
