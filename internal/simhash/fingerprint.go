@@ -248,10 +248,13 @@ func (h *wordHasher) write(p []byte) {
 	}
 }
 
-// sum is the fingerprint of what was written; it ends the last word.
+// sum is the fingerprint of what was written, the word being read
+// included; more may be written after (a copy of the counts is summed).
 func (h *wordHasher) sum() uint64 {
-	h.separate()
-	acc := h.acc // sum flushes; more may be written after
+	acc := h.acc
+	if len(h.word) > 0 {
+		acc.add(xxhash.Sum64(h.word))
+	}
 	return acc.sum()
 }
 
