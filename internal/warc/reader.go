@@ -407,12 +407,13 @@ func trimQuote(b []byte) string {
 // fail classifies err, met while reading part of a record.
 func (r *Reader) fail(part string, err error, inMember bool) error {
 	var corrupt flate.CorruptInputError
+	var internal flate.InternalError // what the inflater says of some damaged streams
 	switch {
 	case err == io.EOF && inMember:
 		return r.malformed("gzip member ends inside the " + part)
 	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
 		return &ReadError{Offset: r.end, Kind: ErrTornTail, Err: fmt.Errorf("stream ends inside the %s", part)}
-	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &corrupt):
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, &corrupt), errors.As(err, &internal):
 		return &ReadError{Offset: r.end, Kind: ErrMalformed, Err: fmt.Errorf("%s: %w", part, err)}
 	case err == errLongLine:
 		return r.malformed(fmt.Sprintf("%s: line longer than %d bytes", part, maxHeader))
