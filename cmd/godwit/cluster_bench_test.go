@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -18,11 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 
 	"github.com/godwit-crawler/godwit/internal/cluster"
-	"github.com/godwit-crawler/godwit/internal/cluster/jetstream"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
@@ -283,33 +280,17 @@ func readCrawlLog(b *testing.B, natsURL, crawl string) logStats {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(b.Context(), 2*time.Minute)
 	defer cancel()
-	nc, err := nats.Connect(natsURL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := natsjs.New(nc)
-	if err != nil {
-		b.Fatal(err)
-	}
 	codec, err := cluster.NewCodec()
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer codec.Close()
 	var s logStats
-	for i := 0; ; i++ {
-		stream, err := js.Stream(ctx, jetstream.StreamName(crawl, i))
-		if errors.Is(err, natsjs.ErrStreamNotFound) && i > 0 {
-			break
-		}
-		if err != nil {
-			b.Fatalf("stream %d: %v", i, err)
-		}
+	crawlStreams(b, ctx, natsURL, crawl, func(i int, stream natsjs.Stream) {
 		left := int(stream.CachedInfo().State.Msgs) // the nodes have stopped: no more will come
 		s.appended += int(stream.CachedInfo().State.LastSeq)
 		if left == 0 {
-			continue
+			return
 		}
 		cons, err := stream.OrderedConsumer(ctx, natsjs.OrderedConsumerConfig{})
 		if err != nil {
@@ -333,7 +314,7 @@ func readCrawlLog(b *testing.B, natsURL, crawl string) logStats {
 			}
 			left -= n
 		}
-	}
+	})
 	return s
 }
 

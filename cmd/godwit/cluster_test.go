@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -276,27 +277,36 @@ func clusterStatus(t *testing.T, nats, crawl string) admin.ClusterStatus {
 	return st
 }
 
-// shardLogSizes counts the events each shard's log keeps, by shard.
-func shardLogSizes(t *testing.T, url, crawl string) map[int]uint64 {
-	t.Helper()
+// crawlStreams calls fn with each of crawl's shard streams on the NATS
+// server at url, in order.
+func crawlStreams(tb testing.TB, ctx context.Context, url, crawl string, fn func(i int, s natsjs.Stream)) {
+	tb.Helper()
 	nc, err := nats.Connect(url)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer nc.Close()
 	js, err := natsjs.New(nc)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	sizes := make(map[int]uint64)
 	for i := 0; ; i++ {
-		stream, err := js.Stream(t.Context(), jetstream.StreamName(crawl, i))
+		stream, err := js.Stream(ctx, jetstream.StreamName(crawl, i))
 		if errors.Is(err, natsjs.ErrStreamNotFound) && i > 0 {
-			return sizes
+			return
 		}
 		if err != nil {
-			t.Fatalf("stream %d: %v", i, err)
+			tb.Fatalf("stream %d: %v", i, err)
 		}
+		fn(i, stream)
+	}
+}
+
+// shardLogSizes counts the events each shard's log keeps, by shard.
+func shardLogSizes(t *testing.T, url, crawl string) map[int]uint64 {
+	t.Helper()
+	sizes := make(map[int]uint64)
+	crawlStreams(t, t.Context(), url, crawl, func(i int, stream natsjs.Stream) {
 		info, err := stream.Info(t.Context(), natsjs.WithSubjectFilter(">"))
 		if err != nil {
 			t.Fatalf("stream %d: %v", i, err)
@@ -308,7 +318,8 @@ func shardLogSizes(t *testing.T, url, crawl string) map[int]uint64 {
 			}
 			sizes[p] += n
 		}
-	}
+	})
+	return sizes
 }
 
 // TestClusterRefusesOtherSettings: a node whose crawl-defining
