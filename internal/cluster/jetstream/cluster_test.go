@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/godwit-crawler/godwit/internal/cluster"
 	"github.com/godwit-crawler/godwit/internal/crawl"
@@ -95,4 +99,80 @@ func TestClusterSurvivesServerLoss(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// TestOpenTogetherOnAFreshCluster opens three nodes at once on a
+// just-formed three-server cluster, every stream and bucket at R3, as a
+// script starting a crawl on three machines does. Identical creations of
+// a stream arriving together lose their answers (ensure.go): each node
+// creating every stream made opening take from 26 s to over a minute.
+// Judged from what the servers were asked: every log stream is created
+// by one node alone, the crawl's creator, and the others find it.
+func TestOpenTogetherOnAFreshCluster(t *testing.T) {
+	servers := startCluster(t, 3)
+	var urls []string
+	for _, s := range servers {
+		urls = append(urls, s.ClientURL())
+	}
+	// Every request to create or update a stream (each a RAFT proposal),
+	// by stream, with the reply inbox that names the connection it came
+	// from.
+	spy := connect(t, urls...)
+	var mu sync.Mutex
+	creators := map[string]map[string]bool{}
+	sub, err := spy.Subscribe("$JS.API.STREAM.*.*", func(m *nats.Msg) {
+		op, stream, _ := strings.Cut(strings.TrimPrefix(m.Subject, "$JS.API.STREAM."), ".")
+		if op != "CREATE" && op != "UPDATE" {
+			return
+		}
+		inbox := m.Reply[:strings.LastIndexByte(m.Reply, '.')]
+		mu.Lock()
+		defer mu.Unlock()
+		if creators[stream] == nil {
+			creators[stream] = map[string]bool{}
+		}
+		creators[stream][inbox] = true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	nodes := make([]*Node, 3)
+	for i := range nodes {
+		cfg := testConfig(fmt.Sprint("n", i))
+		cfg.Streams, cfg.Replicas, cfg.RequestTimeout = 16, 3, 5*time.Second
+		nc := connect(t, urls[i])
+		wg.Go(func() {
+			start := time.Now()
+			n, err := Open(ctx, nc, cfg)
+			if err != nil {
+				t.Errorf("Open(%s): %v", cfg.Node, err)
+				return
+			}
+			t.Logf("%s opened in %v", cfg.Node, time.Since(start).Round(time.Millisecond))
+			nodes[i] = n
+			t.Cleanup(func() { n.Close() })
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	if err := sub.Unsubscribe(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i := range 16 {
+		name := StreamName("test", i)
+		if got := len(creators[name]); got != 1 {
+			t.Errorf("stream %s: created or updated by %d connections, want the crawl's creator alone", name, got)
+		}
+	}
 }

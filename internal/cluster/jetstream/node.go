@@ -83,6 +83,7 @@ type Node struct {
 	control, members, leases js.KeyValue
 	streams                  []js.Stream
 	settings                 []byte // the crawl's, as stored when it was created
+	maker                    *maker // finds and makes the crawl's JetStream objects
 
 	mu             sync.Mutex
 	held           map[int]*lease

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,60 +48,24 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{cfg: cfg, nc: nc, js: j, log: cfg.Logger.With("node", cfg.Node, "crawl", cfg.Crawl)}
-	kv := func(what string, ttl time.Duration) (js.KeyValue, error) {
-		c := js.KeyValueConfig{
-			Bucket:         bucketName(cfg.Crawl, what),
-			History:        1,
-			Storage:        js.FileStorage,
-			Replicas:       cfg.Replicas,
-			LimitMarkerTTL: ttl,
-		}
-		b, err := retryLogged(ctx, cfg.RequestTimeout, cfg.Logger, "bucket "+c.Bucket, func(ctx context.Context) (js.KeyValue, error) {
-			return j.CreateOrUpdateKeyValue(ctx, c)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("jetstream: bucket %s: %w", c.Bucket, err)
-		}
-		return b, nil
-	}
-	if n.control, err = kv("control", cfg.LeaderTTL); err != nil {
+	n.maker = &maker{js: j, timeout: cfg.RequestTimeout, log: n.log}
+	if n.control, err = n.bucket(ctx, "control", cfg.LeaderTTL); err != nil {
 		return nil, err
 	}
 	if err := n.checkCrawl(ctx); err != nil {
 		return nil, err
 	}
-	if n.members, err = kv("members", cfg.MemberTTL); err != nil {
+	if n.members, err = n.bucket(ctx, "members", cfg.MemberTTL); err != nil {
 		return nil, err
 	}
-	if n.leases, err = kv("leases", cfg.LeaseTTL); err != nil {
+	if n.leases, err = n.bucket(ctx, "leases", cfg.LeaseTTL); err != nil {
 		return nil, err
 	}
 	n.streams = make([]js.Stream, cfg.Streams)
 	for i := range cfg.Streams {
-		sc := js.StreamConfig{
-			Name:      StreamName(cfg.Crawl, i),
-			Retention: js.LimitsPolicy,
-			Storage:   js.FileStorage,
-			Replicas:  cfg.Replicas,
-			MaxBytes:  cfg.StreamMaxBytes,
-			Discard:   js.DiscardNew,
-			MaxAge:    cfg.StreamMaxAge,
-			// Each owned shard reads its log with an ephemeral consumer;
-			// those of readers replaced (a shard moving, a server lost)
-			// linger until inactive. The server's default cap per stream
-			// would refuse new readers after much churn.
-			MaxConsumers: -1,
+		if n.streams[i], err = n.logStream(ctx, i); err != nil {
+			return nil, err
 		}
-		for p := i; p < cfg.Shards; p += cfg.Streams {
-			sc.Subjects = append(sc.Subjects, shardFilter(cfg.Crawl, p))
-		}
-		s, err := retryLogged(ctx, cfg.RequestTimeout, cfg.Logger, "stream "+sc.Name, func(ctx context.Context) (js.Stream, error) {
-			return j.CreateOrUpdateStream(ctx, sc)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("jetstream: stream %s: %w", sc.Name, err)
-		}
-		n.streams[i] = s
 	}
 	n.codec, err = cluster.NewCodec()
 	if err != nil {
@@ -149,7 +114,73 @@ func (n *Node) checkCrawl(ctx context.Context) error {
 		return fmt.Errorf("%w: crawl %q (created by %s at %s): %w", ErrConflict, n.cfg.Crawl, stored.By, stored.Created.Format(time.RFC3339), err)
 	}
 	n.settings = stored.Settings
+	if stored.By != n.cfg.Node {
+		// The crawl's creator makes its streams and buckets; a node
+		// that joins gives it time to (ensure.go).
+		n.maker.patience.Store(int64(2 * n.cfg.RequestTimeout))
+	}
 	return nil
+}
+
+// bucket finds or makes the crawl's key-value bucket what, whose keys
+// live ttl after their last update.
+func (n *Node) bucket(ctx context.Context, what string, ttl time.Duration) (js.KeyValue, error) {
+	c := js.KeyValueConfig{
+		Bucket:         bucketName(n.cfg.Crawl, what),
+		History:        1,
+		Storage:        js.FileStorage,
+		Replicas:       n.cfg.Replicas,
+		LimitMarkerTTL: ttl,
+	}
+	b, err := ensure(ctx, n.maker, object[js.KeyValue]{
+		what:   "bucket " + c.Bucket,
+		stream: "KV_" + c.Bucket,
+		fits: func(have js.StreamConfig) bool {
+			return have.Replicas == c.Replicas && have.SubjectDeleteMarkerTTL == ttl && have.MaxMsgsPerSubject == int64(c.History)
+		},
+		open: func(ctx context.Context, _ js.Stream) (js.KeyValue, error) { return n.js.KeyValue(ctx, c.Bucket) },
+		make: func(ctx context.Context) (js.KeyValue, error) { return n.js.CreateOrUpdateKeyValue(ctx, c) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: bucket %s: %w", c.Bucket, err)
+	}
+	return b, nil
+}
+
+// logStream finds or makes the crawl's stream i, which holds the logs
+// of shards i, i+S, i+2S, …
+func (n *Node) logStream(ctx context.Context, i int) (js.Stream, error) {
+	sc := js.StreamConfig{
+		Name:      StreamName(n.cfg.Crawl, i),
+		Retention: js.LimitsPolicy,
+		Storage:   js.FileStorage,
+		Replicas:  n.cfg.Replicas,
+		MaxBytes:  n.cfg.StreamMaxBytes,
+		Discard:   js.DiscardNew,
+		MaxAge:    n.cfg.StreamMaxAge,
+		// Each owned shard reads its log with an ephemeral consumer;
+		// those of readers replaced (a shard moving, a server lost)
+		// linger until inactive. The server's default cap per stream
+		// would refuse new readers after much churn.
+		MaxConsumers: -1,
+	}
+	for p := i; p < n.cfg.Shards; p += n.cfg.Streams {
+		sc.Subjects = append(sc.Subjects, shardFilter(n.cfg.Crawl, p))
+	}
+	s, err := ensure(ctx, n.maker, object[js.Stream]{
+		what:   "stream " + sc.Name,
+		stream: sc.Name,
+		fits: func(have js.StreamConfig) bool {
+			return have.Replicas == sc.Replicas && have.MaxBytes == sc.MaxBytes && have.MaxAge == sc.MaxAge &&
+				have.MaxConsumers == sc.MaxConsumers && have.Discard == sc.Discard && slices.Equal(have.Subjects, sc.Subjects)
+		},
+		open: func(_ context.Context, s js.Stream) (js.Stream, error) { return s, nil },
+		make: func(ctx context.Context) (js.Stream, error) { return n.js.CreateOrUpdateStream(ctx, sc) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: stream %s: %w", sc.Name, err)
+	}
+	return s, nil
 }
 
 // waitMetaLeader waits until JetStream answers account requests, which

@@ -179,12 +179,17 @@ func (n *Node) cut(ctx context.Context, p int, seq uint64) error {
 // ObjectStore returns the crawl's JetStream object store, which keeps
 // shard snapshots when the crawl has no S3 store.
 func (n *Node) ObjectStore(ctx context.Context) (Blobs, error) {
-	store, err := retry(ctx, n.cfg.RequestTimeout, func(ctx context.Context) (js.ObjectStore, error) {
-		return n.js.CreateOrUpdateObjectStore(ctx, js.ObjectStoreConfig{
-			Bucket:   bucketName(n.cfg.Crawl, "snapshots"),
-			Storage:  js.FileStorage,
-			Replicas: n.cfg.Replicas,
-		})
+	c := js.ObjectStoreConfig{
+		Bucket:   bucketName(n.cfg.Crawl, "snapshots"),
+		Storage:  js.FileStorage,
+		Replicas: n.cfg.Replicas,
+	}
+	store, err := ensure(ctx, n.maker, object[js.ObjectStore]{
+		what:   "object store " + c.Bucket,
+		stream: "OBJ_" + c.Bucket,
+		fits:   func(have js.StreamConfig) bool { return have.Replicas == c.Replicas },
+		open:   func(ctx context.Context, _ js.Stream) (js.ObjectStore, error) { return n.js.ObjectStore(ctx, c.Bucket) },
+		make:   func(ctx context.Context) (js.ObjectStore, error) { return n.js.CreateOrUpdateObjectStore(ctx, c) },
 	})
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: snapshot store: %w", err)
