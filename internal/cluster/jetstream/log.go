@@ -203,7 +203,17 @@ func (e fnError) Error() string { return e.err.Error() }
 // read is one consumer's part of Read: it returns the sequence to read
 // from next (after the last event delivered), and why it stopped.
 func (n *Node) read(ctx context.Context, p int, from uint64, fn func(Msg) error) (uint64, error) {
-	cfg := js.OrderedConsumerConfig{FilterSubjects: []string{shardFilter(n.cfg.Crawl, p)}}
+	cfg := js.OrderedConsumerConfig{
+		FilterSubjects: []string{shardFilter(n.cfg.Crawl, p)},
+		// One attempt when the client recreates the consumer (each
+		// bounded to 10 s by the client): its own retries, unbounded by
+		// default, ignore ctx, so a reader whose consumer was lost with
+		// its server could not be stopped while the cluster had no meta
+		// leader, and whoever waited for it to stop (a shard being
+		// dropped or handed over) waited as long. Read's loop retries
+		// instead, from the last event delivered, until ctx ends.
+		MaxResetAttempts: 1,
+	}
 	if from > 1 {
 		cfg.DeliverPolicy = js.DeliverByStartSequencePolicy
 		cfg.OptStartSeq = from
