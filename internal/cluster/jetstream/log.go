@@ -72,6 +72,7 @@ func (n *Node) PublishOutcome(ctx context.Context, p int, payload []byte) (uint6
 	defer mu.Unlock()
 	epoch, ok := n.mayPublish(p)
 	if !ok {
+		n.dropUnconfirmed(p, epoch)
 		return 0, ErrNotOwner
 	}
 	n.mu.Lock()
@@ -79,6 +80,8 @@ func (n *Node) PublishOutcome(ctx context.Context, p int, payload []byte) (uint6
 	n.mu.Unlock()
 	seq, err := n.publishFenced(ctx, p, epoch, last, payload)
 	switch {
+	case errors.Is(err, ErrNotOwner):
+		n.dropUnconfirmed(p, epoch)
 	case err == nil:
 		n.mu.Lock()
 		if l := n.held[p]; l != nil && l.epoch == epoch {
@@ -100,6 +103,32 @@ func (n *Node) PublishOutcome(ctx context.Context, p int, payload []byte) (uint6
 		}
 	}
 	return seq, err
+}
+
+// dropUnconfirmed drops shard p's lease when it is still claimed at
+// epoch and not revoked, and reports it Lost. An outcome refused because
+// the lease is not confirmed now (ErrNotOwner: its renewals went
+// unanswered past the margin) makes the caller give the shard up, as a
+// fenced one does; a lease kept would be confirmed again once the
+// cluster answers, held and renewed by a node that no longer uses it,
+// and never claimed by another: the shard's URLs would wait for ever.
+// Dropped, its key expires and the shard is claimed again, its state
+// replayed from the log. A revoked lease is left to the handover, which
+// releases it.
+func (n *Node) dropUnconfirmed(p int, epoch uint64) {
+	n.mu.Lock()
+	l := n.held[p]
+	var rev uint64
+	if l != nil && l.epoch == epoch && l.claimed && l.revoked.IsZero() {
+		rev = l.rev
+	}
+	n.mu.Unlock()
+	if rev == 0 {
+		return
+	}
+	if c, ok := n.drop(p, rev, fmt.Errorf("%w: an outcome could not be written", ErrLeaseExpired)); ok {
+		n.notify(c)
+	}
 }
 
 // publishFenced publishes an outcome of epoch on shard p expecting the

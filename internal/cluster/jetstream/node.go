@@ -142,15 +142,16 @@ func (n *Node) Owns(p int) (epoch uint64, ok bool) {
 
 // mayPublish reports whether this node may publish shard p's outcomes:
 // as Owns, but also while the shard is revoked and not yet released,
-// for the fetches that were in flight when it was revoked.
+// for the fetches that were in flight when it was revoked. The epoch is
+// that of the lease held, if any, even when it may not.
 func (n *Node) mayPublish(p int) (epoch uint64, ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	l := n.held[p]
-	if l == nil || !l.claimed || !time.Now().Before(l.deadline) {
+	if l == nil {
 		return 0, false
 	}
-	return l.epoch, true
+	return l.epoch, l.claimed && time.Now().Before(l.deadline)
 }
 
 // Owned lists the shards Owns is true for, in increasing order.

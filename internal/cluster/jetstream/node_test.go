@@ -402,3 +402,42 @@ func TestHandoffWaitsForRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestUnconfirmedLeaseIsDroppedWithItsOutcome: an outcome refused because
+// the lease is not confirmed at that moment (ErrNotOwner) makes the
+// caller give the shard up, so the lease goes too (reported Lost) rather
+// than being confirmed again by a late renewal and held by a node that no
+// longer uses it, which no other node could claim. The shard is then
+// claimed again at a new epoch once its key expires.
+func TestUnconfirmedLeaseIsDroppedWithItsOutcome(t *testing.T) {
+	s := startServer(t, ServerConfig{})
+	a := startNode(t, connect(t, s.ClientURL()), testConfig("a"))
+	waitFor(t, 20*time.Second, "a to own every shard", func() bool { return len(a.Owned()) == 16 })
+	p := a.Owned()[0]
+	epoch, _ := a.Owns(p)
+
+	// Renewals unanswered past the margin, as on a cluster electing
+	// leaders: the deadline has passed, Run has not noticed yet.
+	a.mu.Lock()
+	a.held[p].deadline = time.Now().Add(-time.Millisecond)
+	a.mu.Unlock()
+	if _, err := a.PublishOutcome(t.Context(), p, []byte("late")); !errors.Is(err, ErrNotOwner) {
+		t.Fatalf("PublishOutcome with the lease unconfirmed = %v, want ErrNotOwner", err)
+	}
+	a.mu.Lock()
+	held := a.held[p] != nil
+	a.mu.Unlock()
+	if held {
+		t.Errorf("shard %d's lease is still held after its outcome was refused", p)
+	}
+	lost := slices.ContainsFunc(a.log(), func(c Change) bool {
+		return c.Kind == Lost && c.Shard == p && c.Epoch == epoch && errors.Is(c.Err, ErrLeaseExpired)
+	})
+	if !lost {
+		t.Errorf("no Lost change of shard %d at epoch %d: %+v", p, epoch, a.log())
+	}
+	waitFor(t, 3*testTTL, "the shard claimed again", func() bool {
+		e, ok := a.Owns(p)
+		return ok && e > epoch
+	})
+}
