@@ -313,7 +313,7 @@ func (n *Node) Acquire(ctx context.Context, p int, epoch uint64) error {
 	}
 	from, err := n.restore(ctx, p, epoch)
 	if err != nil {
-		return err
+		return n.notTaken(p, nil, err)
 	}
 	rctx, cancel := context.WithCancel(n.base)
 	o := &owned{epoch: epoch, cancel: cancel, done: make(chan struct{}), applied: from}
@@ -347,12 +347,10 @@ func (n *Node) Acquire(ctx context.Context, p int, epoch uint64) error {
 	for {
 		last, lastOut, err := n.cfg.Log.Last(ctx, p)
 		if err != nil {
-			n.abandon(p, o)
-			return err
+			return n.notTaken(p, o, err)
 		}
 		if err := n.wait(ctx, o, func() bool { return o.applied >= last }); err != nil {
-			n.abandon(p, o)
-			return err
+			return n.notTaken(p, o, err)
 		}
 		o.pub.Lock()
 		seq, err := n.cfg.Log.Claim(ctx, p, epoch, lastOut)
@@ -366,8 +364,7 @@ func (n *Node) Acquire(ctx context.Context, p int, epoch uint64) error {
 			continue // written to since Last: catch up again
 		}
 		if err != nil {
-			n.abandon(p, o)
-			return err
+			return n.notTaken(p, o, err)
 		}
 		break
 	}
@@ -375,11 +372,28 @@ func (n *Node) Acquire(ctx context.Context, p int, epoch uint64) error {
 	o.active = true // before the frontier hands out its hosts: Next checks it
 	n.mu.Unlock()
 	if err := n.cfg.Shards.SetShard(uint16(p), true); err != nil {
-		n.abandon(p, o)
-		return err
+		return n.notTaken(p, o, err)
 	}
 	n.log.Info("shard acquired", "shard", p, "epoch", epoch, "from", from)
 	return nil
+}
+
+// notTaken ends a takeover of shard p that failed with err: the reader
+// stops (o is nil when none was started) and the shard's state here,
+// restored from a snapshot or read from the log so far, is dropped.
+// Whoever takes the shard next, this node or another, reads it again;
+// kept, it would be counted as queued work of a shard this node does
+// not own, and the crawl would never be found over.
+func (n *Node) notTaken(p int, o *owned, err error) error {
+	if o != nil {
+		n.abandon(p, o)
+	} else {
+		_ = n.cfg.Shards.SetShard(uint16(p), false)
+	}
+	if derr := n.cfg.Shards.DropShard(uint16(p)); derr != nil {
+		err = errors.Join(err, derr)
+	}
+	return err
 }
 
 // restore returns the position from which shard p's log is to be read:

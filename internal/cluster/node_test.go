@@ -439,3 +439,62 @@ func TestZombieIsFenced(t *testing.T) {
 		})
 	}
 }
+
+// unclaimable is a ShardLog whose claims go unanswered while refuse is
+// set: a takeover that fails after the shard's log was read.
+type unclaimable struct {
+	*memLog
+	refuse atomic.Bool
+}
+
+func (u *unclaimable) Claim(ctx context.Context, p int, epoch, lastOutcome uint64) (uint64, error) {
+	if u.refuse.Load() {
+		return 0, context.DeadlineExceeded
+	}
+	return u.memLog.Claim(ctx, p, epoch, lastOutcome)
+}
+
+// TestFailedTakeoverLeavesNoState: a takeover that fails after reading
+// part of the shard's log (its claim unanswered) leaves none of the shard
+// behind: kept, its URLs would count as this node's queued work though
+// another node owns the shard, and the crawl would never be found over.
+// The next takeover reads the log again.
+func TestFailedTakeoverLeavesNoState(t *testing.T) {
+	log := &unclaimable{memLog: newMemLog()}
+	const host = "h0.test"
+	p := cluster.Shard(host, cluster.DefaultShards)
+	links := []crawl.Link{pageLink(host, 0), pageLink(host, 1), pageLink(host, 2)}
+	if _, err := log.Append(t.Context(), cluster.Event{Kind: cluster.KindLinks, Shard: p, Links: links}, 0); err != nil {
+		t.Fatal(err)
+	}
+	f, err := frontier.Open(frontier.Options{Dir: t.TempDir(), Partial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n, err := cluster.NewNode(cluster.NodeConfig{Name: "a", Shards: f, Log: log,
+		EncodeOutcome: frontier.EncodeOutcome, DecodeOutcome: frontier.DecodeOutcome})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+
+	log.refuse.Store(true)
+	if err := n.Acquire(t.Context(), p, 1); err == nil {
+		t.Fatal("Acquire succeeded with its claim unanswered")
+	}
+	if s := n.Stats(); s.Queued != 0 || s.Hosts != 0 {
+		t.Errorf("after a failed takeover: %d URLs of %d hosts queued here, want none", s.Queued, s.Hosts)
+	}
+	if _, ok := n.Epoch(p); ok {
+		t.Errorf("after a failed takeover the node holds shard %d", p)
+	}
+
+	log.refuse.Store(false)
+	if err := n.Acquire(t.Context(), p, 2); err != nil {
+		t.Fatal(err)
+	}
+	if s := n.Stats(); s.Queued != len(links) {
+		t.Errorf("after the takeover: %d URLs queued, want the log's %d", s.Queued, len(links))
+	}
+}
