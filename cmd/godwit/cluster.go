@@ -550,6 +550,7 @@ type endCheck struct {
 	round   uint64
 	last    []uint64
 	started time.Time
+	why     string // why the last round found the crawl not over
 }
 
 // endCheckPatience is how long a round waits for every node's report
@@ -599,7 +600,7 @@ func (e *endCheck) step(ctx context.Context, cn *clusterNode) error {
 		return err
 	}
 	if ok, why := cluster.Ended(round, reports, a, len(seeds)); !ok {
-		cn.log.Debug("cluster: the crawl goes on", "round", round, "because", why)
+		e.goesOn(cn, round, why)
 		return nil
 	}
 	now, err := cn.js.StreamsLast(ctx)
@@ -607,11 +608,23 @@ func (e *endCheck) step(ctx context.Context, cn *clusterNode) error {
 		return err
 	}
 	if !slices.Equal(now, last) {
-		cn.log.Debug("cluster: the crawl goes on: events were appended during the round", "round", round)
+		e.goesOn(cn, round, "events were appended during the round")
 		return nil
 	}
 	cn.log.Info("cluster: the crawl is over", "round", round, "nodes", len(reports))
 	return cn.js.MarkDone(ctx, jetstream.Done{At: time.Now().UTC(), By: cn.js.Name(), Round: round})
+}
+
+// goesOn logs why a round of nodes all quiet did not end the crawl: at
+// Info when the reason is new (an operator wondering why a crawl with
+// nothing to fetch does not end sees why), at Debug when it repeats.
+func (e *endCheck) goesOn(cn *clusterNode, round uint64, why string) {
+	level := slog.LevelDebug
+	if why != e.why {
+		level = slog.LevelInfo
+	}
+	e.why = why
+	cn.log.Log(context.Background(), level, "cluster: the crawl goes on", "round", round, "because", why)
 }
 
 // stop ends the node's part in the crawl after the crawler stopped: the

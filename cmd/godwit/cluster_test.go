@@ -111,17 +111,16 @@ func waitCovered(t *testing.T, web string, nodes ...*crawlProcess) fakeweb.Repor
 
 // waitEnded waits for the nodes to end by themselves, the crawl over:
 // each exits 0 and says so.
-func waitEnded(t *testing.T, within time.Duration, nodes ...*crawlProcess) {
+func waitEnded(t *testing.T, web string, within time.Duration, nodes ...*crawlProcess) {
 	t.Helper()
 	deadline := time.After(within)
 	for i, p := range nodes {
 		select {
 		case <-p.done:
 		case <-deadline:
-			for j, p := range nodes {
-				t.Logf("node %d stderr (last 4 KB):\n%s", j+1, tail(p.stderr.String(), 4000000))
-			}
-			t.Fatalf("node %d still running %v after the crawl started", i+1, within)
+			r := fetchReport(t, web, "20ms")
+			dumpNodes(t, nodes...)
+			t.Fatalf("node %d still running %v after the crawl started (coverage %.3f, missing %v)", i+1, within, r.Coverage, r.Missing)
 		}
 		if p.code != 0 || !strings.Contains(p.stdout.String(), "finished in") ||
 			!strings.Contains(p.stderr.String(), "the cluster crawl is over") {
@@ -168,7 +167,7 @@ func TestClusterCrawl(t *testing.T) {
 		extra: []string{"--cluster-snapshot-events", "10"}}.start(t, 3)
 	// The crawl ends by itself once every node is idle: not before the
 	// web is covered, and not long after.
-	waitEnded(t, 2*time.Minute, nodes...)
+	waitEnded(t, web, 2*time.Minute, nodes...)
 	r := fetchReport(t, web, "20ms")
 	checkReport(t, r)
 	st := clusterStatus(t, nats, "c1")
@@ -191,7 +190,7 @@ func TestClusterCrawl(t *testing.T) {
 	}
 	// A node started again on a finished crawl has nothing to do.
 	again := startCrawlBinary(t, clusterArgs(nats, "c1", "n2", dirs[1], web)...)
-	waitEnded(t, 30*time.Second, again)
+	waitEnded(t, web, 30*time.Second, again)
 	if n := fetchReport(t, web, "20ms").Requests; n != r.Requests {
 		t.Errorf("a node joining the finished crawl made %d requests", n-r.Requests)
 	}
@@ -222,7 +221,7 @@ func TestClusterNodeKilled(t *testing.T) {
 	killedAt := time.Now()
 	waitCovered(t, web, nodes[0], nodes[2])
 	t.Logf("covered %.1fs after the kill", time.Since(killedAt).Seconds())
-	waitEnded(t, time.Minute, nodes[0], nodes[2])
+	waitEnded(t, web, time.Minute, nodes[0], nodes[2])
 	r := fetchReport(t, web, "20ms")
 	if r.Duplicates > 8 {
 		t.Errorf("%d pages fetched twice, more than the killed node's 8 workers had in flight", r.Duplicates)
@@ -338,6 +337,21 @@ func TestClusterRefusesOtherSettings(t *testing.T) {
 	stopNodes(t, first)
 }
 
+// dumpNodes stops the nodes of a stuck test with SIGQUIT, so that each
+// prints its goroutines as it exits, and shows their logs.
+func dumpNodes(t *testing.T, nodes ...*crawlProcess) {
+	t.Helper()
+	for _, p := range nodes {
+		if p.running() {
+			p.cmd.Process.Signal(syscall.SIGQUIT)
+		}
+	}
+	for i, p := range nodes {
+		p.wait(t)
+		t.Logf("node %d stderr (last 256 KB):\n%s", i+1, tail(p.stderr.String(), 256<<10))
+	}
+}
+
 // waitCoverage polls fakeweb until coverage reaches at least c; on a
 // timeout it shows the nodes' logs.
 func waitCoverage(t *testing.T, web string, c float64, nodes ...*crawlProcess) {
@@ -345,14 +359,7 @@ func waitCoverage(t *testing.T, web string, c float64, nodes ...*crawlProcess) {
 	deadline := time.Now().Add(time.Minute)
 	for r := fetchReport(t, web, "20ms"); r.Coverage < c; r = fetchReport(t, web, "20ms") {
 		if time.Now().After(deadline) {
-			// SIGQUIT: each node prints its goroutines as it exits.
-			for _, p := range nodes {
-				p.cmd.Process.Signal(syscall.SIGQUIT)
-			}
-			for i, p := range nodes {
-				p.wait(t)
-				t.Logf("node %d stderr (last 64 KB):\n%s", i+1, tail(p.stderr.String(), 64<<10))
-			}
+			dumpNodes(t, nodes...)
 			t.Fatalf("coverage %.3f after a minute, waiting for %.2f", r.Coverage, c)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -370,7 +377,7 @@ func TestClusterNodeJoins(t *testing.T) {
 	waitCoverage(t, web, 0.2, nodes...)
 	late := filepath.Join(t.TempDir(), "d")
 	nodes = append(nodes, startCrawlBinary(t, clusterArgs(nats, "c4", "n4", late, web)...))
-	waitEnded(t, 2*time.Minute, nodes...)
+	waitEnded(t, web, 2*time.Minute, nodes...)
 	checkReport(t, fetchReport(t, web, "20ms"))
 	if len(warcFiles(t, late)) == 0 {
 		t.Errorf("the node that joined fetched nothing:\n%s", tail(nodes[3].stderr.String(), 4096))
@@ -443,7 +450,7 @@ func TestClusterStatus(t *testing.T) {
 		}
 	}
 
-	waitEnded(t, 2*time.Minute, n1, n2)
+	waitEnded(t, web, 2*time.Minute, n1, n2)
 	checkReport(t, fetchReport(t, web, "500ms"))
 	res = runBinary(t, "status", "--cluster", nats, "--crawl", "c5")
 	if res.code != 0 || !strings.Contains(res.stdout, "c5: over") {
@@ -495,7 +502,7 @@ func TestClusterNodeLeaves(t *testing.T) {
 	if r := fetchReport(t, web, "20ms"); r.Coverage == 1 {
 		t.Fatalf("the web was covered before the node left: too small for this test")
 	}
-	waitEnded(t, 2*time.Minute, nodes[0], nodes[2])
+	waitEnded(t, web, 2*time.Minute, nodes[0], nodes[2])
 	checkReport(t, fetchReport(t, web, "20ms"))
 }
 
@@ -528,7 +535,7 @@ func TestClusterSurvivesNATSServerLoss(t *testing.T) {
 	}
 	dead.wait()
 	killedAt := time.Now()
-	waitEnded(t, 3*time.Minute, nodes...)
+	waitEnded(t, web, 3*time.Minute, nodes...)
 	t.Logf("the crawl ended %.1fs after the server was killed", time.Since(killedAt).Seconds())
 	r := fetchReport(t, web, "20ms")
 	if r.Duplicates > 3*8 {
