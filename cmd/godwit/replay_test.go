@@ -34,7 +34,8 @@ const replayWebPageEnv = "GODWIT_REPLAYWEBPAGE"
 // package, served from loopback) in headless Chromium. The replayed home
 // page must show its stylesheet applied (the <h1> colour that base.css,
 // imported by site.css, sets) and its image loaded from the archive
-// (naturalWidth 2). The screenshot is kept in the test's temp dir. It
+// (naturalWidth 2). The screenshot is kept as replay.png in
+// $GODWIT_ARTIFACTS (CI's artifacts), or the test's temp dir. It
 // needs Chromium and the replaywebpage package (see replayWebPageEnv),
 // and is skipped without them.
 func TestReplayInBrowser(t *testing.T) {
@@ -125,7 +126,12 @@ func TestReplayInBrowser(t *testing.T) {
 	shot(t, cdp, dir)
 }
 
-// shot saves a screenshot of the page as replay.png in dir.
+// artifactsEnv names a directory where tests keep what a person should
+// be able to look at after the run (CI sets it: .ci/run).
+const artifactsEnv = "GODWIT_ARTIFACTS"
+
+// shot saves a screenshot of the page as replay.png in dir, and in
+// $GODWIT_ARTIFACTS when it is set (dir goes with the test).
 func shot(t *testing.T, cdp *cdpConn, dir string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -139,6 +145,11 @@ func shot(t *testing.T, cdp *cdpConn, dir string) {
 		return
 	}
 	b, _ := base64.StdEncoding.DecodeString(s.Data)
+	if a := os.Getenv(artifactsEnv); a != "" {
+		if err := os.MkdirAll(a, 0o755); err == nil {
+			dir = a
+		}
+	}
 	p := filepath.Join(dir, "replay.png")
 	if err := os.WriteFile(p, b, 0o644); err == nil {
 		t.Logf("screenshot: %s", p)
