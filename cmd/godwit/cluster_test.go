@@ -512,17 +512,10 @@ func TestClusterNodeLeaves(t *testing.T) {
 // goes on over the two left (a quorum), covers the web and ends, with no
 // politeness violation; the only pages fetched twice are fetches in
 // flight whose shard's lease lapsed while the cluster elected new
-// leaders (at most every node's workers).
-//
-// It runs only with GODWIT_NATS_LOSS=1: in some runs the crawler nodes
-// never get past creating the crawl's R3 streams on the just-formed
-// three-server cluster (a stream request unanswered for over a minute;
-// docs/cluster.md, "Known limits"), which is not understood yet.
+// leaders (at most every node's workers). The nodes start together on
+// the just-formed cluster, as a script starting a crawl would.
 func TestClusterSurvivesNATSServerLoss(t *testing.T) {
 	clusterTest(t)
-	if os.Getenv("GODWIT_NATS_LOSS") == "" {
-		t.Skip("set GODWIT_NATS_LOSS=1: startup on a three-server cluster is not dependable yet (docs/cluster.md)")
-	}
 	servers, urls := startNATSCluster(t, t.TempDir())
 	nats := strings.Join(urls, ",")
 	web, seeds := clusterWeb(t, 60)
