@@ -171,12 +171,8 @@ func (n *Node) publishFenced(ctx context.Context, p int, epoch, last uint64, pay
 		if _, ok := n.Owns(p); !ok {
 			return 0, ErrNotOwner
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return 0, ctx.Err()
-		case <-t.C:
+		if err := sleep(ctx, wait); err != nil {
+			return 0, err
 		}
 		wait = min(2*wait, time.Second)
 	}
@@ -213,12 +209,8 @@ func (n *Node) Read(ctx context.Context, p int, from uint64, fn func(Msg) error)
 			from, wait = next, 100*time.Millisecond
 		}
 		n.log.Warn("cluster: shard log reader failed; reading again", "shard", p, "from", from, "err", err)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := sleep(ctx, wait); err != nil {
+			return err
 		}
 		wait = min(2*wait, 5*time.Second)
 	}

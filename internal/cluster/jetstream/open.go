@@ -213,12 +213,8 @@ func retryLogged[T any](ctx context.Context, timeout time.Duration, log *slog.Lo
 		if log != nil && (attempt == 3 || attempt%10 == 0) {
 			log.Warn("cluster: JetStream does not answer yet; trying again", "waiting_for", what, "attempts", attempt, "err", err)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return v, fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
-		case <-t.C:
+		if serr := sleep(ctx, wait); serr != nil {
+			return v, fmt.Errorf("%w (last error: %w)", serr, err)
 		}
 		wait = min(2*wait, time.Second)
 	}
