@@ -24,6 +24,8 @@ import (
 //	hang-after=N  stops answering from its Nth request on
 //	noise         writes a line that is not an answer before each answer
 //	error         answers every request with an error
+//	batch         answers only once no request came for 100 ms, then all
+//	              it holds at once, each with pending=<how many it held>
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("GODWIT_TEST_CHILD"); mode != "" {
 		serveAsChild(mode)
@@ -33,6 +35,10 @@ func TestMain(m *testing.M) {
 }
 
 func serveAsChild(mode string) {
+	if mode == "batch" {
+		serveBatches()
+		return
+	}
 	name, arg, _ := strings.Cut(mode, "=")
 	n, _ := strconv.Atoi(arg)
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
@@ -61,6 +67,39 @@ func serveAsChild(mode string) {
 		out.Encode(Answer{ID: req.ID, Annotations: map[string]string{
 			"child": strconv.Itoa(os.Getpid()), "url": req.URL, "title": req.Title,
 		}, Links: []string{req.URL + "#more"}})
+	}
+}
+
+// serveBatches is the batch mode: it holds every request it reads until
+// none has come for 100 ms, so the number it holds is the number godwit
+// has sent and not seen answered.
+func serveBatches() {
+	reqs := make(chan Request)
+	go func() {
+		in := bufio.NewReaderSize(os.Stdin, 1<<20)
+		for {
+			line, err := in.ReadBytes('\n')
+			if err != nil {
+				os.Exit(0)
+			}
+			var req Request
+			if json.Unmarshal(line, &req) == nil {
+				reqs <- req
+			}
+		}
+	}()
+	out := json.NewEncoder(os.Stdout)
+	var held []Request
+	for {
+		select {
+		case r := <-reqs:
+			held = append(held, r)
+		case <-time.After(100 * time.Millisecond):
+			for _, r := range held {
+				out.Encode(Answer{ID: r.ID, Annotations: map[string]string{"pending": strconv.Itoa(len(held))}})
+			}
+			held = held[:0]
+		}
 	}
 }
 
@@ -108,6 +147,33 @@ func TestExecAnswersConcurrentPages(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestExecBoundsPagesInFlight: with InFlight 3 and twelve pages at
+// once, the child never holds more than 3 requests unanswered (judged by
+// the child), and does hold 3: the bound is what limits it.
+func TestExecBoundsPagesInFlight(t *testing.T) {
+	e := startExec(t, "batch", ExecConfig{InFlight: 3, Timeout: 10 * time.Second})
+	var mu sync.Mutex
+	most := 0
+	var wg sync.WaitGroup
+	for i := range 12 {
+		wg.Go(func() {
+			v, err := e.Process(t.Context(), &Page{URL: fmt.Sprintf("http://a.test/%d", i)})
+			if err != nil {
+				t.Errorf("page %d: %v", i, err)
+				return
+			}
+			n, _ := strconv.Atoi(v.Annotations["pending"])
+			mu.Lock()
+			most = max(most, n)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if most != 3 {
+		t.Errorf("the child held at most %d requests unanswered, want the bound, 3", most)
+	}
 }
 
 // TestExecRestartsAfterExit: a child that dies on its third page is
