@@ -300,12 +300,12 @@ func TestProcessorFlags(t *testing.T) {
 		}
 		return f.settings(fs, fs.Args())
 	}
-	s, err := parse("--processor", "structured", "--processor", "exec:python3 examples/processors/wordcount.py --min 3",
+	s, err := parse("--processor", "structured", "--processor", "exec:python3 examples/processors/language.py --min 3",
 		"--events", "jsonl:/tmp/ev.jsonl", "--processor-timeout", "2s")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Process.Processors) != 2 || s.Process.Processors[1] != "exec:python3 examples/processors/wordcount.py --min 3" ||
+	if len(s.Process.Processors) != 2 || s.Process.Processors[1] != "exec:python3 examples/processors/language.py --min 3" ||
 		s.Process.Events != "jsonl:/tmp/ev.jsonl" || s.Process.Budget != 2*time.Second {
 		t.Errorf("settings = %+v", s.Process)
 	}
