@@ -33,8 +33,20 @@ func (p *natsProc) wait() error {
 }
 
 // startNATSBinary runs `godwit nats` with args and returns once it
-// prints its client URL.
+// prints its client URL, failing the test if it exits first.
 func startNATSBinary(t *testing.T, name string, args ...string) *natsProc {
+	t.Helper()
+	p := launchNATS(t, name, args...)
+	if p.url == "" {
+		t.Fatalf("godwit nats %s exited at start: %v", name, p.err)
+	}
+	return p
+}
+
+// launchNATS runs `godwit nats` with args and returns once it prints its
+// client URL, or once it has exited without (p.url is empty, p.done
+// closed: a port it was given was taken meanwhile, say).
+func launchNATS(t *testing.T, name string, args ...string) *natsProc {
 	t.Helper()
 	cmd := exec.Command(godwitBinary(t), append([]string{"nats", "--listen", "127.0.0.1:0", "--log-level", "warn"}, args...)...)
 	logf, err := os.Create(filepath.Join(t.TempDir(), name+".log"))
@@ -59,7 +71,9 @@ func startNATSBinary(t *testing.T, name string, args ...string) *natsProc {
 	p := &natsProc{name: name, cmd: cmd, done: make(chan struct{})}
 	sc := bufio.NewScanner(stdout)
 	if !sc.Scan() {
-		t.Fatalf("godwit nats %s printed nothing", name)
+		p.err = cmd.Wait()
+		close(p.done)
+		return p
 	}
 	url, ok := strings.CutPrefix(sc.Text(), "nats listening on ")
 	if !ok {
@@ -248,7 +262,7 @@ func startNATSCluster(t *testing.T, dir string) ([]*natsProc, []string) {
 		var urls []string
 		for i := range 3 {
 			name := fmt.Sprintf("s%d", i)
-			p := startNATSBinary(t, name, "--name", name, "--data", filepath.Join(dir, fmt.Sprint(attempt), name),
+			p := launchNATS(t, name, "--name", name, "--data", filepath.Join(dir, fmt.Sprint(attempt), name),
 				"--cluster-listen", fmt.Sprintf("127.0.0.1:%d", ports[i]), "--routes", strings.Join(routes, ","))
 			procs = append(procs, p)
 			urls = append(urls, p.url)
