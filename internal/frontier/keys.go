@@ -321,7 +321,10 @@ func decodeTask(v []byte) (crawl.Task, error) {
 		t.Sitemap = int(d.uvarint())
 		t.Hints.LastMod = d.time()
 		t.Hints.ChangeFreq = d.string()
-		if prio := d.uvarint(); prio > 0 {
+		switch prio := d.uvarint(); {
+		case prio > 1001:
+			d.err = errCorrupt // encodeTask clamps a priority to [0, 1]
+		case prio > 0:
 			t.Hints.Priority, t.Hints.HasPriority = float64(prio-1)/1000, true
 		}
 	}

@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"encoding/binary"
 	"slices"
 	"testing"
 	"time"
@@ -36,6 +37,25 @@ func TestTaskRoundTrip(t *testing.T) {
 		}
 		if !sameTask(got, want) || !got.Hints.LastMod.Equal(want.Hints.LastMod) {
 			t.Errorf("round trip = %+v, want %+v", got, want)
+		}
+	}
+}
+
+// TestTaskPriorityOutOfRange: encodeTask clamps a sitemap priority to
+// [0, 1], stored as 1 + thousandths. A larger stored value is not what it
+// wrote (decoding it as 4.999 and writing it back as 1 would change the
+// task; the outcome fuzzer found this) and reads as corrupt.
+func TestTaskPriorityOutOfRange(t *testing.T) {
+	base := encodeTask(crawl.Task{Link: crawl.Link{URL: "u", Key: "u", Host: "h", Sitemap: 1}})
+	for prio, wantErr := range map[uint64]bool{0: false, 1: false, 1001: false, 1002: true, 5000: true} {
+		b := binary.AppendUvarint(slices.Clone(base[:len(base)-1]), prio) // the last byte is the priority 0
+		got, err := decodeTask(b)
+		if (err != nil) != wantErr {
+			t.Errorf("priority field %d: err = %v, want error %v", prio, err, wantErr)
+			continue
+		}
+		if err == nil && (got.Hints.HasPriority != (prio > 0) || got.Hints.HasPriority && got.Hints.Priority != float64(prio-1)/1000) {
+			t.Errorf("priority field %d: hints %+v", prio, got.Hints)
 		}
 	}
 }

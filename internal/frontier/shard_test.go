@@ -463,7 +463,7 @@ func FuzzDecodeOutcome(f *testing.F) {
 		again := EncodeOutcome(task, out)
 		t2, o2, err := DecodeOutcome(again)
 		if err != nil || !reflect.DeepEqual(t2, task) || !reflect.DeepEqual(o2, out) {
-			t.Fatalf("re-encoding a decoded outcome changed it: %v\n%#v\n%#v", err, out, o2)
+			t.Fatalf("re-encoding a decoded outcome changed it: %v\n%#v\n%#v\n%#v\n%#v", err, task, out, t2, o2)
 		}
 	})
 }
