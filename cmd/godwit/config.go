@@ -159,6 +159,10 @@ type dedupSettings struct {
 	NearDuplicates string `yaml:"near_duplicates"`
 	// NearDistance: SimHash Hamming distance, 0..3 (default 3).
 	NearDistance int `yaml:"near_distance"`
+	// NearWindow: how many of the last texts indexed a page is compared
+	// with, at most (at least half as many); default 1,000,000, negative:
+	// all (memory grows with the crawl). archive.Options.NearWindow.
+	NearWindow int `yaml:"near_window"`
 }
 
 type warcSettings struct {

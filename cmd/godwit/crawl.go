@@ -328,6 +328,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		RevisitMin:   s.Dedup.RevisitMin,
 		NearDup:      archive.NearDupPolicy(s.Dedup.NearDuplicates),
 		NearDistance: s.Dedup.NearDistance,
+		NearWindow:   s.Dedup.NearWindow,
 		Remote:       ws.remote(), // records of WARC files uploaded and deleted
 	})
 	if err != nil {

@@ -75,6 +75,12 @@ type Options struct {
 	// fingerprints that makes pages near-duplicates; default 3, at most
 	// simhash.MaxK.
 	NearDistance int
+	// NearWindow bounds the near-duplicate index's memory: a page's text
+	// is compared with at least the last NearWindow/2 and at most the
+	// last NearWindow texts indexed (pages not near an earlier one), some
+	// 70 bytes of memory each. Default DefaultNearWindow; negative: all
+	// of them, memory growing with the crawl.
+	NearWindow int
 	// Remote reads back records of WARC files no longer on local disk
 	// (uploaded to an object store, then deleted locally); nil: none.
 	Remote Remote
@@ -97,7 +103,14 @@ func (o *Options) Default() {
 	if o.NearDistance == 0 {
 		o.NearDistance = simhash.DefaultK
 	}
+	if o.NearWindow == 0 {
+		o.NearWindow = DefaultNearWindow
+	}
 }
+
+// DefaultNearWindow is the default Options.NearWindow: some 70 MB of
+// memory once a crawl has indexed that many texts.
+const DefaultNearWindow = 1_000_000
 
 // Validate reports a setting that cannot work.
 func (o Options) Validate() error {
@@ -130,7 +143,7 @@ func New(cfg warc.WriterConfig, o Options) (*Archive, error) {
 	a := &Archive{dir: cfg.Dir, digest: cfg.Digest, opts: o}
 	if o.Store != nil {
 		var err error
-		if a.dedup, err = openDedup(o.Store, o.NearDistance); err != nil {
+		if a.dedup, err = openDedup(o.Store, o.NearDistance, o.NearWindow); err != nil {
 			return nil, fmt.Errorf("archive: %w", err)
 		}
 	}

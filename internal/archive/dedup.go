@@ -1,9 +1,11 @@
 package archive
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -77,18 +79,61 @@ func nearKey(fp, seq uint64) []byte {
 }
 
 // dedup is the archive's memory of payloads and texts seen before.
+//
+// Payload digests are all kept, in the store. Text fingerprints are kept
+// in memory too, in near-duplicate indexes (simhash.Index) that grow with
+// every page that is not near an earlier one: to bound memory, the
+// fingerprints form generations of half the window each, by sequence
+// number, and when the current generation is full the one before it is
+// forgotten (its store keys deleted). A text is therefore compared with
+// at least the last window/2 and at most the last window fingerprints
+// added. Near-duplicates are mostly close to one another in a crawl (the
+// same site, the same mirror, one day's pages), which is where the window
+// looks; docs/simhash.md.
 type dedup struct {
 	store *kv.DB
+	k     int
+	half  uint64 // sequence numbers per generation; 0: one generation, never forgotten
 
 	mu       sync.Mutex
-	near     *simhash.Index
-	fps      []uint64                 // id → fingerprint: with the id, the key of the capture
+	prev     *nearGen // the generation before cur; nil when none
+	cur      *nearGen
+	next     uint64                   // the next fingerprint's sequence number
 	inflight map[string]chan struct{} // payloads being stored now, closed when they are known
 }
 
-// openDedup loads the near-duplicate index from the store.
-func openDedup(store *kv.DB, distance int) (*dedup, error) {
-	x := &dedup{store: store, near: simhash.NewIndex(distance), inflight: map[string]chan struct{}{}}
+// nearGen is one generation of fingerprints: sequence numbers first up to
+// first+len(fps), fps[seq-first] the fingerprint of seq (0 for a sequence
+// number a crash lost).
+type nearGen struct {
+	index *simhash.Index
+	first uint64
+	fps   []uint64
+}
+
+func (x *dedup) newGen(first uint64) *nearGen {
+	return &nearGen{index: simhash.NewIndex(x.k), first: first}
+}
+
+func (g *nearGen) add(fp, seq uint64) {
+	for g.first+uint64(len(g.fps)) < seq {
+		g.fps = append(g.fps, 0)
+	}
+	g.fps = append(g.fps, fp)
+	g.index.Add(fp, seq)
+}
+
+// openDedup loads the near-duplicate index from the store: the last one
+// or two generations of fingerprints (window/2 each; window < 0: all).
+// Fingerprints of older generations, left by a crash before their
+// deletion or by a smaller window than the last run's, are deleted.
+func openDedup(store *kv.DB, distance, window int) (*dedup, error) {
+	x := &dedup{store: store, k: distance, inflight: map[string]chan struct{}{}}
+	if window > 0 {
+		x.half = uint64(max(window/2, 1))
+	}
+	type stored struct{ fp, seq uint64 }
+	var all []stored
 	it, err := store.Scan([]byte{tagNear}, []byte{tagNear + 1})
 	if err != nil {
 		return nil, err
@@ -99,16 +144,40 @@ func openDedup(store *kv.DB, distance int) (*dedup, error) {
 			it.Close()
 			return nil, fmt.Errorf("%w: key %x", errCorrupt, k)
 		}
-		fp := binary.BigEndian.Uint64(k[3:11])
-		seq := binary.BigEndian.Uint64(k[11:19])
-		for uint64(len(x.fps)) <= seq {
-			x.fps = append(x.fps, 0)
-		}
-		x.fps[seq] = fp
-		x.near.Add(fp, seq)
+		s := stored{fp: binary.BigEndian.Uint64(k[3:11]), seq: binary.BigEndian.Uint64(k[11:19])}
+		all = append(all, s)
+		x.next = max(x.next, s.seq+1)
 	}
 	if err := it.Close(); err != nil {
 		return nil, err
+	}
+	slices.SortFunc(all, func(a, b stored) int { return cmp.Compare(a.seq, b.seq) })
+	var curFirst, oldest uint64 // the current generation's first sequence number; the oldest kept
+	if x.half > 0 && x.next > 0 {
+		curFirst = (x.next - 1) / x.half * x.half
+		oldest = curFirst - min(curFirst, x.half)
+		if curFirst > 0 {
+			x.prev = x.newGen(oldest)
+		}
+	}
+	x.cur = x.newGen(curFirst)
+	b := store.NewBatch()
+	old := 0
+	for _, s := range all {
+		switch {
+		case s.seq < oldest:
+			b.Delete(nearKey(s.fp, s.seq))
+			old++
+		case s.seq < curFirst:
+			x.prev.add(s.fp, s.seq)
+		default:
+			x.cur.add(s.fp, s.seq)
+		}
+	}
+	if old > 0 {
+		if err := b.Commit(false); err != nil {
+			return nil, err
+		}
 	}
 	return x, nil
 }
@@ -161,36 +230,67 @@ func (x *dedup) remember(digest string, o original) error {
 }
 
 // nearest returns the capture whose fingerprint is closest to fp, within
-// the index's distance.
+// the index's distance; among equally close ones, the first indexed.
 func (x *dedup) nearest(fp uint64) (original, int, bool, error) {
+	var (
+		id, stored uint64
+		dist       int
+		found      bool
+	)
 	x.mu.Lock()
-	id, dist, ok := x.near.Near(fp)
-	var stored uint64
-	if ok {
-		stored = x.fps[id]
+	for _, g := range [...]*nearGen{x.prev, x.cur} { // older first: it wins a tie
+		if g == nil {
+			continue
+		}
+		if gid, d, ok := g.index.Near(fp); ok && (!found || d < dist) {
+			id, dist, found, stored = gid, d, true, g.fps[gid-g.first]
+		}
 	}
 	x.mu.Unlock()
-	if !ok {
+	if !found {
 		return original{}, 0, false, nil
 	}
-	v, found, err := x.store.Get(nearKey(stored, id))
-	if err != nil || !found {
+	v, ok, err := x.store.Get(nearKey(stored, id))
+	if err != nil || !ok {
+		// Not found: forgotten with its generation since Near answered.
 		return original{}, 0, false, err
 	}
 	o, err := decodeOriginal(v)
 	return o, dist, err == nil, err
 }
 
-// addText indexes the fingerprint of a capture's text.
+// addText indexes the fingerprint of a capture's text. When the current
+// generation is full, the one before it is forgotten.
 func (x *dedup) addText(fp uint64, o original) error {
 	x.mu.Lock()
-	seq := uint64(len(x.fps))
-	x.fps = append(x.fps, fp)
-	x.near.Add(fp, seq)
+	seq := x.next
+	x.next++
+	var forgotten *nearGen
+	if x.half > 0 && seq >= x.cur.first+x.half {
+		forgotten, x.prev, x.cur = x.prev, x.cur, x.newGen(seq)
+	}
+	x.cur.add(fp, seq)
 	x.mu.Unlock()
 	b := x.store.NewBatch()
 	b.Set(nearKey(fp, seq), o.encode())
+	if forgotten != nil {
+		for i, f := range forgotten.fps {
+			b.Delete(nearKey(f, forgotten.first+uint64(i)))
+		}
+	}
 	return b.Commit(false)
+}
+
+// nearLen returns the number of fingerprints the near-duplicate index
+// holds.
+func (x *dedup) nearLen() int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	n := x.cur.index.Len()
+	if x.prev != nil {
+		n += x.prev.index.Len()
+	}
+	return n
 }
 
 // A small decoder of the formats above.

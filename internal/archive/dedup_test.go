@@ -3,14 +3,19 @@ package archive
 import (
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/kv"
+	"github.com/godwit-crawler/godwit/internal/simhash"
 	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
@@ -291,4 +296,112 @@ func TestNotModifiedRevisit(t *testing.T) {
 	if !found {
 		t.Error("no revisit record written for the 304")
 	}
+}
+
+// TestNearWindow: with a window of 4 texts (generations of 2), a text is
+// compared with the last 2 to 4 indexed, never with older ones, whose
+// store keys are deleted; reopening keeps the same generations, and a
+// smaller window on reopening forgets more.
+func TestNearWindow(t *testing.T) {
+	db, err := kv.Open(filepath.Join(t.TempDir(), "store"), kv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// Fingerprints far apart: fp(i) differs from fp(j) in 32 bits or
+	// more, and fp(i)^1 is within distance 1 of fp(i) only.
+	fp := func(i int) uint64 { return xxhash.Sum64String(fmt.Sprint("text ", i)) }
+	for i := range 12 {
+		for j := range i {
+			if bits.OnesCount64(fp(i)^fp(j)) <= 2*simhash.MaxK+1 {
+				t.Fatalf("fingerprints %d and %d too close for this test", i, j)
+			}
+		}
+	}
+	uri := func(i int) string { return fmt.Sprint("http://a.test/", i) }
+	known := func(x *dedup, i int) bool {
+		t.Helper()
+		o, dist, ok, err := x.nearest(fp(i) ^ 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok && (o.URI != uri(i) || dist != 1) {
+			t.Fatalf("text %d: near %s at distance %d", i, o.URI, dist)
+		}
+		return ok
+	}
+	keys := func() int {
+		t.Helper()
+		it, err := db.Scan([]byte{tagNear}, []byte{tagNear + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer it.Close()
+		n := 0
+		for ; it.Valid(); it.Next() {
+			n++
+		}
+		return n
+	}
+	check := func(x *dedup, want []bool) {
+		t.Helper()
+		var got []bool
+		for i := range want {
+			got = append(got, known(x, i))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("texts known = %v, want %v", got, want)
+		}
+		n := 0
+		for _, k := range want {
+			if k {
+				n++
+			}
+		}
+		if x.nearLen() != n || keys() != n {
+			t.Errorf("index holds %d, store %d keys; want %d", x.nearLen(), keys(), n)
+		}
+	}
+
+	x, err := openDedup(db, simhash.DefaultK, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 7 { // generations {0 1} {2 3} {4 5} {6}
+		if err := x.addText(fp(i), original{URI: uri(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check(x, []bool{false, false, false, false, true, true, true, false})
+
+	x, err = openDedup(db, simhash.DefaultK, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(x, []bool{false, false, false, false, true, true, true, false})
+	if err := x.addText(fp(7), original{URI: uri(7)}); err != nil {
+		t.Fatal(err)
+	}
+	check(x, []bool{false, false, false, false, true, true, true, true})
+	if err := x.addText(fp(8), original{URI: uri(8)}); err != nil { // a new generation: {4 5} forgotten
+		t.Fatal(err)
+	}
+	check(x, []bool{false, false, false, false, false, false, true, true, true})
+
+	x, err = openDedup(db, simhash.DefaultK, 2) // generations of 1: {7} {8}
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(x, []bool{false, false, false, false, false, false, false, true, true})
+
+	x, err = openDedup(db, simhash.DefaultK, -1) // all that is left, and nothing is forgotten
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 9; i < 12; i++ {
+		if err := x.addText(fp(i), original{URI: uri(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check(x, []bool{false, false, false, false, false, false, false, true, true, true, true, true})
 }
