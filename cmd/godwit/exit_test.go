@@ -83,3 +83,64 @@ func TestBinaryExitZeroWhenSomeSeedFetched(t *testing.T) {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
 	}
 }
+
+// TestBinaryExitReasons: a crawl whose only seed was answered, but with
+// an HTTP error, or whose host's robots.txt stays unreachable (5xx) until
+// its retries are spent, fetched nothing: exit status 3 and one line
+// naming the reason. The server's log says what the crawler asked.
+func TestBinaryExitReasons(t *testing.T) {
+	tests := []struct {
+		name        string
+		robots      int // status of /robots.txt
+		seed        int // status of the seed
+		want        string
+		wantSeedGet bool
+	}{
+		{"seed answers 404", http.StatusNotFound, http.StatusNotFound, "HTTP status 404", true},
+		{"seed answers 410", http.StatusOK, http.StatusGone, "HTTP status 410", true},
+		{"robots.txt answers 503", http.StatusServiceUnavailable, http.StatusOK, "robots.txt unreachable (HTTP status 503)", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var robotsGets, seedGets atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/robots.txt":
+					robotsGets.Add(1)
+					w.WriteHeader(tt.robots)
+					if tt.robots == http.StatusOK {
+						w.Write([]byte("User-agent: *\nAllow: /\n"))
+					}
+				case "/seed":
+					seedGets.Add(1)
+					w.WriteHeader(tt.seed)
+				default:
+					t.Errorf("unexpected request for %s", r.URL)
+				}
+			}))
+			defer srv.Close()
+			dir := t.TempDir()
+			cfg := writeConfig(t, dir, "robots:\n  retries: 1\n  backoff: 100ms\n  backoff_max: 100ms\nadapt:\n  retries: 0\n")
+			res := runBinary(t, "crawl", "--admin", "off", "--allow-private", "--delay", "10ms", "--config", cfg,
+				"--data", filepath.Join(dir, "data"), srv.URL+"/seed")
+			if res.code != 3 {
+				t.Errorf("exit status %d, want 3\nstderr:\n%s", res.code, res.stderr)
+			}
+			var lines []string
+			for _, l := range strings.Split(res.stderr, "\n") {
+				if strings.HasPrefix(l, "godwit: ") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) != 1 || !strings.Contains(lines[0], "nothing fetched: every seed failed") || !strings.Contains(lines[0], tt.want) {
+				t.Errorf("want one line \"godwit: nothing fetched: every seed failed: … %s\" on stderr, got:\n%s", tt.want, res.stderr)
+			}
+			if robotsGets.Load() == 0 {
+				t.Error("robots.txt was never asked for")
+			}
+			if got := seedGets.Load() > 0; got != tt.wantSeedGet {
+				t.Errorf("seed fetched: %v (%d requests), want %v", got, seedGets.Load(), tt.wantSeedGet)
+			}
+		})
+	}
+}
