@@ -1,8 +1,8 @@
 // Command godwit is a polite, archival-quality web crawler.
 //
-// Subcommands: crawl, demo, export, fakeweb, nats, robots, url, version, warc;
-// and the clients of a running crawl's admin server: status, seeds, hosts,
-// urls, recrawl, pause, resume. See README.md.
+// Subcommands: crawl, demo, export, fakeweb, nats, replay, robots, url,
+// version, warc; and the clients of a running crawl's admin server:
+// status, seeds, hosts, urls, recrawl, pause, resume. See README.md.
 package main
 
 import (
@@ -79,6 +79,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newNATSCmd(),
 		newPauseCmd(),
 		newRecrawlCmd(),
+		newReplayCmd(),
 		newResumeCmd(),
 		newRobotsCmd(),
 		newSeedsCmd(),

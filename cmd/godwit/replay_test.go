@@ -1,12 +1,17 @@
 package main
 
 import (
+	"archive/zip"
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,8 +35,9 @@ import (
 const replayWebPageEnv = "GODWIT_REPLAYWEBPAGE"
 
 // TestReplayInBrowser replays a crawl the way a user would: the WACZ of a
-// small crawl with page requisites, opened in ReplayWeb.page (its npm
-// package, served from loopback) in headless Chromium. The replayed home
+// small crawl with page requisites, served as godwit replay serves it,
+// with ReplayWeb.page from its npm package (--replayweb), in headless
+// Chromium. The replayed home
 // page must show its stylesheet applied (the <h1> colour that base.css,
 // imported by site.css, sets) and its image loaded from the archive
 // (naturalWidth 2). The screenshot is kept as replay.png in
@@ -59,27 +65,12 @@ func TestReplayInBrowser(t *testing.T) {
 		t.Fatalf("export wacz: exit %d: %s", code, errOut)
 	}
 
-	// ReplayWeb.page, embedded in a page, with its service worker under
-	// /replay/, and the WACZ beside it.
-	mux := http.NewServeMux()
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, `<!doctype html><html><head><script src="/ui.js"></script></head><body style="margin:0">
-<replay-web-page style="display:block;width:1000px;height:700px" source="/crawl.wacz" url="http://h0.fake.test/" replayBase="/replay/" embed="replayonly"></replay-web-page>
-</body></html>`)
-	})
-	mux.HandleFunc("/ui.js", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, filepath.Join(rwp, "ui.js")) })
-	mux.HandleFunc("/replay/sw.js", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, filepath.Join(rwp, "sw.js")) })
-	mux.HandleFunc("/crawl.wacz", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, wacz) })
+	// The page godwit replay serves, with ReplayWeb.page from its package.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: mux}
+	srv := &http.Server{Handler: replayHandler(wacz, rwp, "http://h0.fake.test/")}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 
@@ -342,5 +333,115 @@ func (c *cdpConn) call(ctx context.Context, method string, params map[string]any
 		return r.Result, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+}
+
+// TestBinaryReplay runs godwit replay as a user would, without a browser:
+// with only --data it packages the crawl, serves the page that embeds
+// ReplayWeb.page from the CDN, its service worker and the archive (with
+// range requests), and on Ctrl-C exits 0 and removes the package it made.
+func TestBinaryReplay(t *testing.T) {
+	_, addr := startWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 6, Seed: 5, Requisites: true})
+	s := testSettings(t, addr)
+	crawlInProcess(t, s, []string{"http://h0.fake.test/", "http://h1.fake.test/"})
+	warcs, err := crawlWARCs(s.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(godwitBinary(t), "replay", "--data", s.Data, "--listen", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() {
+		t.Fatalf("godwit replay printed nothing; stderr: %s", stderr.String())
+	}
+	var wacz, base string
+	if _, err := fmt.Sscanf(sc.Text(), "replaying %s at %s (Ctrl-C to stop)", &wacz, &base); err != nil {
+		t.Fatalf("first line %q: %v", sc.Text(), err)
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+
+	get := func(path string, header ...string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", base+strings.TrimPrefix(path, "/"), nil)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, b
+	}
+	if _, page := get("/"); !strings.Contains(string(page), `<script src="`+replayWebPageCDN+`ui.js">`) ||
+		!strings.Contains(string(page), `source="/archive.wacz" replayBase="/replay/"`) {
+		t.Errorf("the replay page does not embed ReplayWeb.page on the archive:\n%s", page)
+	}
+	if _, sw := get("/replay/sw.js"); string(sw) != `importScripts("`+replayWebPageCDN+`sw.js");`+"\n" {
+		t.Errorf("service worker: %q", sw)
+	}
+	if resp, part := get("/archive.wacz", "Range", "bytes=0-3"); resp.StatusCode != http.StatusPartialContent || string(part) != "PK\x03\x04" {
+		t.Errorf("a range of the archive: %s %q", resp.Status, part)
+	}
+	_, whole := get("/archive.wacz")
+	zr, err := zip.NewReader(bytes.NewReader(whole), int64(len(whole)))
+	if err != nil {
+		t.Fatalf("the served archive is not a ZIP: %v", err)
+	}
+	var got []string
+	for _, f := range zr.File {
+		if strings.HasPrefix(f.Name, "archive/") {
+			got = append(got, strings.TrimPrefix(f.Name, "archive/"))
+		}
+	}
+	var want []string
+	for _, p := range warcs {
+		want = append(want, filepath.Base(p))
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("the archive holds %v, the crawl wrote %v", got, want)
+	}
+	if resp, _ := get("/crawl.wacz"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /crawl.wacz: %s, want 404 (only the page, its worker and the archive are served)", resp.Status)
+	}
+
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("godwit replay after Ctrl-C: %v; stderr: %s", err, stderr.String())
+	}
+	if _, err := os.Stat(wacz); !os.IsNotExist(err) {
+		t.Errorf("the package %s is still there after exit (%v)", wacz, err)
+	}
+
+	// A WACZ given, a page named; a package directory that is not one is refused.
+	own := filepath.Join(t.TempDir(), "mine.wacz")
+	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", own, "--data", s.Data); code != 0 {
+		t.Fatalf("export wacz: exit %d: %s", code, errOut)
+	}
+	rec := httptest.NewRecorder()
+	replayHandler(own, "", "http://h1.fake.test/?a=1&b=2").ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	if !strings.Contains(rec.Body.String(), `url="http://h1.fake.test/?a=1&amp;b=2"`) {
+		t.Errorf("--url not in the page:\n%s", rec.Body.String())
+	}
+	if res := runBinary(t, "replay", "--replayweb", t.TempDir(), own); res.code != exitBadInput ||
+		!strings.Contains(res.stderr, "is not the replaywebpage package") {
+		t.Errorf("--replayweb of an empty directory: exit %d, %s", res.code, res.stderr)
 	}
 }

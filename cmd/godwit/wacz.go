@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -37,8 +36,8 @@ that a replay tool can read a record at its offset), one CDXJ index of all
 of them at indexes/index.cdxj, the HTML pages answered 200 at
 pages/pages.jsonl (url, ts, title), datapackage.json listing every file
 with its SHA-256 and size, and datapackage-digest.json with the hash of
-datapackage.json. Open the file in ReplayWeb.page (https://replayweb.page,
-or its npm package served locally) to browse the crawl.
+datapackage.json. Open the file in ReplayWeb.page (https://replayweb.page),
+or serve it with godwit replay, to browse the crawl.
 
 With no WARC arguments, packages every complete WARC file of the crawl in
 --data.`,
@@ -49,13 +48,9 @@ With no WARC arguments, packages every complete WARC file of the crawl in
 			paths := args
 			if len(paths) == 0 {
 				var err error
-				if paths, err = filepath.Glob(filepath.Join(dataDir(data).warc(), "*"+warc.Ext)); err != nil {
+				if paths, err = crawlWARCs(data); err != nil {
 					return err
 				}
-				if len(paths) == 0 {
-					return fmt.Errorf("no WARC files in %s", dataDir(data).warc())
-				}
-				sort.Strings(paths)
 			}
 			if err := checkFiles(paths); err != nil {
 				return err
