@@ -199,7 +199,9 @@ func BenchmarkCrawlRequisites(b *testing.B) {
 // GODWIT_BENCH_CRAWLER to another godwit binary (a baseline build) to
 // measure that crawler against the same web; the fakeweb process is always
 // this tree's build. fakeweb-cpu-ms/page is the simulated web's share.
-// benchProcessorArgs adds content processors and page events. An exec:
+// benchProcessorArgs adds content processors and page events;
+// GODWIT_BENCH_WEB_ARGS adds flags to fakeweb's ("--requisites") and
+// GODWIT_BENCH_CRAWL_ARGS to the crawl's ("--requisites=false"). An exec:
 // processor's CPU is in the crawler's: the crawler waits for its child,
 // and a process's rusage includes its waited-for children's.
 func BenchmarkCrawlBinary(b *testing.B) {
@@ -213,11 +215,13 @@ func BenchmarkCrawlBinary(b *testing.B) {
 	for b.Loop() {
 		dir := b.TempDir()
 		seeds := filepath.Join(dir, "seeds.txt")
-		addr, stop := startBenchFakeweb(b, bin, "--preset", "throughput", "--seeds-out", seeds)
+		addr, stop := startBenchFakeweb(b, bin, append([]string{"--preset", "throughput", "--seeds-out", seeds},
+			strings.Fields(os.Getenv("GODWIT_BENCH_WEB_ARGS"))...)...)
 		cmd := exec.Command(crawler, "crawl", "--proxy", "http://"+addr, "--seeds", seeds,
 			"--delay", benchDelay.String(), "--workers", strconv.Itoa(benchWorkers),
 			"--data", filepath.Join(dir, "data"), "--admin", "off")
 		cmd.Args = append(cmd.Args, benchProcessorArgs(dir)...)
+		cmd.Args = append(cmd.Args, strings.Fields(os.Getenv("GODWIT_BENCH_CRAWL_ARGS"))...)
 		cmd.Env = append(os.Environ(), "HTTP_PROXY=", "http_proxy=")
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
