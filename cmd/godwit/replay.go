@@ -32,8 +32,10 @@ func newReplayCmd() *cobra.Command {
 		Use:   "replay [FILE.wacz]",
 		Short: "Serve a crawl to replay in your browser with ReplayWeb.page",
 		Long: `Serve a WACZ file (or, with no argument, the complete WARC files of the
-crawl in --data, packaged as a WACZ first) on a local address, in a page
-that embeds ReplayWeb.page, and print the address to open in a browser.
+crawl in --data, copied into a WACZ in the temporary directory, $TMPDIR,
+and removed when the command stops) on a local address, in a page that
+embeds ReplayWeb.page, and print the address to open in a browser. For a
+large crawl, export it once (godwit export wacz) and serve that file.
 Pages replay with the stylesheets, images and fonts the crawl archived
 (page requisites); the archive's page list is shown unless --url names
 the page to open.
