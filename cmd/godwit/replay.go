@@ -58,6 +58,10 @@ Serves until interrupted (Ctrl-C).`,
 					}
 				}
 			}
+			// Interrupts are caught from here on, so that the package
+			// made below is removed however the command ends.
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
 			wacz := ""
 			if len(args) == 1 {
 				if err := checkFiles(args); err != nil {
@@ -78,13 +82,14 @@ Serves until interrupted (Ctrl-C).`,
 				if err := writeWACZFile(wacz, paths, filepath.Base(filepath.Clean(data)), time.Now()); err != nil {
 					return failure{err}
 				}
+				if ctx.Err() != nil {
+					return nil // interrupted while packaging
+				}
 			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return failure{err}
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
 			fmt.Fprintf(cmd.OutOrStdout(), "replaying %s at http://%s/ (Ctrl-C to stop)\n", wacz, ln.Addr())
 			if ui == "" {
 				fmt.Fprintf(cmd.OutOrStdout(), "  ReplayWeb.page %s from %s (--replayweb DIR to replay offline)\n", replayWebPageVersion, replayWebPageCDN)
