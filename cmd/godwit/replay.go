@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"syscall"
 	"time"
 
@@ -78,8 +79,12 @@ Serves until interrupted (Ctrl-C).`,
 					return failure{err}
 				}
 				defer os.RemoveAll(tmp)
-				wacz = filepath.Join(tmp, "crawl.wacz")
-				if err := writeWACZFile(wacz, paths, filepath.Base(filepath.Clean(data)), time.Now()); err != nil {
+				name := "crawl"
+				if abs, err := filepath.Abs(data); err == nil {
+					name = filepath.Base(abs)
+				}
+				wacz = filepath.Join(tmp, name+".wacz")
+				if err := writeWACZFile(wacz, paths, name, time.Now()); err != nil {
 					return failure{err}
 				}
 				if ctx.Err() != nil {
@@ -123,11 +128,17 @@ func crawlWARCs(data string) ([]string, error) {
 
 // replayHandler serves the replay of the WACZ file wacz: at / a page
 // embedding ReplayWeb.page (opening url, or the page list when url is
-// ""), its service worker under /replay/, and the file at /archive.wacz
-// (with range requests, which ReplayWeb.page uses to read records in
-// place). ui is the directory of the replaywebpage package, served at
-// /ui.js and /replay/sw.js; "" loads both from the CDN.
+// ""), its service worker under /replay/, and the file under its own name
+// (which ReplayWeb.page shows as the collection's; /archive.wacz when the
+// name is not a plain NAME.wacz), with range requests, which
+// ReplayWeb.page uses to read records in place. ui is the directory of
+// the replaywebpage package, served at /ui.js and /replay/sw.js; "" loads
+// both from the CDN.
 func replayHandler(wacz, ui, url string) http.Handler {
+	name := filepath.Base(wacz)
+	if !plainWACZName.MatchString(name) {
+		name = "archive.wacz"
+	}
 	script := replayWebPageCDN + "ui.js"
 	if ui != "" {
 		script = "/ui.js"
@@ -136,7 +147,7 @@ func replayHandler(wacz, ui, url string) http.Handler {
 <html><head><meta charset="utf-8"><title>godwit replay: ` + html.EscapeString(filepath.Base(wacz)) + `</title>
 <script src="` + script + `"></script></head>
 <body style="margin:0;height:100vh">
-<replay-web-page style="display:block;width:100%;height:100%" source="/archive.wacz" replayBase="/replay/"`
+<replay-web-page style="display:block;width:100%;height:100%" source="/` + name + `" replayBase="/replay/"`
 	if url != "" {
 		page += ` url="` + html.EscapeString(url) + `"`
 	}
@@ -147,7 +158,7 @@ func replayHandler(wacz, ui, url string) http.Handler {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, page)
 	})
-	mux.HandleFunc("GET /archive.wacz", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET /"+name, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/wacz+zip")
 		http.ServeFile(w, r, wacz)
 	})
@@ -168,6 +179,10 @@ func replayHandler(wacz, ui, url string) http.Handler {
 	}
 	return mux
 }
+
+// plainWACZName is a file name served as it is: no character a URL path
+// or a ServeMux pattern would read otherwise.
+var plainWACZName = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]*\.wacz$`)
 
 // serveReplay serves h on ln until ctx ends.
 func serveReplay(ctx context.Context, ln net.Listener, h http.Handler) error {

@@ -390,17 +390,22 @@ func TestBinaryReplay(t *testing.T) {
 		}
 		return resp, b
 	}
+	// Served under its name, which is the data directory's.
+	archive := "/" + filepath.Base(s.Data) + ".wacz"
+	if filepath.Base(wacz) != archive[1:] {
+		t.Errorf("the package is %s, want it named after the data directory, %s", wacz, archive[1:])
+	}
 	if _, page := get("/"); !strings.Contains(string(page), `<script src="`+replayWebPageCDN+`ui.js">`) ||
-		!strings.Contains(string(page), `source="/archive.wacz" replayBase="/replay/"`) {
+		!strings.Contains(string(page), `source="`+archive+`" replayBase="/replay/"`) {
 		t.Errorf("the replay page does not embed ReplayWeb.page on the archive:\n%s", page)
 	}
 	if _, sw := get("/replay/sw.js"); string(sw) != `importScripts("`+replayWebPageCDN+`sw.js");`+"\n" {
 		t.Errorf("service worker: %q", sw)
 	}
-	if resp, part := get("/archive.wacz", "Range", "bytes=0-3"); resp.StatusCode != http.StatusPartialContent || string(part) != "PK\x03\x04" {
+	if resp, part := get(archive, "Range", "bytes=0-3"); resp.StatusCode != http.StatusPartialContent || string(part) != "PK\x03\x04" {
 		t.Errorf("a range of the archive: %s %q", resp.Status, part)
 	}
-	_, whole := get("/archive.wacz")
+	_, whole := get(archive)
 	zr, err := zip.NewReader(bytes.NewReader(whole), int64(len(whole)))
 	if err != nil {
 		t.Fatalf("the served archive is not a ZIP: %v", err)
@@ -418,8 +423,8 @@ func TestBinaryReplay(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("the archive holds %v, the crawl wrote %v", got, want)
 	}
-	if resp, _ := get("/crawl.wacz"); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("GET /crawl.wacz: %s, want 404 (only the page, its worker and the archive are served)", resp.Status)
+	if resp, _ := get("/archive.wacz"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /archive.wacz: %s, want 404 (only the page, its worker and the archive are served)", resp.Status)
 	}
 
 	cmd.Process.Signal(syscall.SIGINT)
@@ -437,8 +442,24 @@ func TestBinaryReplay(t *testing.T) {
 	}
 	rec := httptest.NewRecorder()
 	replayHandler(own, "", "http://h1.fake.test/?a=1&b=2").ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
-	if !strings.Contains(rec.Body.String(), `url="http://h1.fake.test/?a=1&amp;b=2"`) {
-		t.Errorf("--url not in the page:\n%s", rec.Body.String())
+	if !strings.Contains(rec.Body.String(), `url="http://h1.fake.test/?a=1&amp;b=2"`) ||
+		!strings.Contains(rec.Body.String(), `source="/mine.wacz"`) {
+		t.Errorf("--url or the archive's name not in the page:\n%s", rec.Body.String())
+	}
+	odd := filepath.Join(t.TempDir(), "a b?.wacz")
+	if err := os.Link(own, odd); err != nil {
+		t.Fatal(err)
+	}
+	h := replayHandler(odd, "", "")
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	if !strings.Contains(rec.Body.String(), `source="/archive.wacz"`) {
+		t.Errorf("a name that is not plain is not served as archive.wacz:\n%s", rec.Body.String())
+	}
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/archive.wacz", nil))
+	if rec.Code != http.StatusOK || rec.Body.Len() == 0 {
+		t.Errorf("GET /archive.wacz of %q: %d, %d bytes", odd, rec.Code, rec.Body.Len())
 	}
 	if res := runBinary(t, "replay", "--replayweb", t.TempDir(), own); res.code != exitBadInput ||
 		!strings.Contains(res.stderr, "is not the replaywebpage package") {
