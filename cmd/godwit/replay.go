@@ -53,10 +53,8 @@ Serves until interrupted (Ctrl-C).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if ui != "" {
-				for _, f := range []string{"ui.js", "sw.js"} {
-					if err := checkFiles([]string{filepath.Join(ui, f)}); err != nil {
-						return fmt.Errorf("--replayweb %s is not the replaywebpage package: %w", ui, err)
-					}
+				if err := checkFiles([]string{filepath.Join(ui, "ui.js"), filepath.Join(ui, "sw.js")}); err != nil {
+					return fmt.Errorf("--replayweb %s is not the replaywebpage package: %w", ui, err)
 				}
 			}
 			// Interrupts are caught from here on, so that the package
