@@ -537,3 +537,33 @@ func TestClusterSurvivesNATSServerLoss(t *testing.T) {
 	r.Duplicates = 0
 	checkReport(t, r)
 }
+
+// TestClusterEndlessTraps: the endless-trap web (20 hosts, a trap on
+// each, 500 pages of genuine pagination on h0) crawled by three nodes
+// ends as the single node's crawl does (TestCrawlEndlessTraps): every
+// page outside the traps fetched, the pagination to its end. The nodes
+// once reported no link as new, so every template looked barren after
+// 10 pages and the pagination was cut at 45 of 1,500.
+func TestClusterEndlessTraps(t *testing.T) {
+	clusterTest(t)
+	nats := startNATS(t)
+	web, addr := startShapes(t, fakeweb.ShapesConfig{Hosts: 20, Articles: 300, Traps: true, Pagination: 500})
+	seeds := filepath.Join(t.TempDir(), "seeds.txt")
+	if err := os.WriteFile(seeds, []byte(strings.Join(web.Seeds(), "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nodes, _ := clusterNodes{nats: nats, crawl: "traps", web: addr, seeds: seeds,
+		extra: []string{"--delay", "5ms"}}.start(t, 3)
+	waitEnded(t, addr, 3*time.Minute, nodes...)
+	r := web.Report()
+	t.Logf("server side: %s", r)
+	if r.Coverage != 1 {
+		t.Errorf("coverage of pages outside traps %.3f, want 1; missing %v", r.Coverage, r.Missing)
+	}
+	if r.PaginationCovered != r.Pagination || r.Pagination != 500*3 {
+		t.Errorf("pagination: %d of %d pages fetched, want all 1500", r.PaginationCovered, r.Pagination)
+	}
+	if share := r.TrapShare(); share > 0.02 {
+		t.Errorf("%d of %d requests (%.2f%%) inside traps, want at most 2%%", r.TrapRequests, r.Requests, 100*share)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/dedup"
 )
 
 // ShardLog is each shard's ordered, replicated log, as a Node uses it;
@@ -156,6 +157,9 @@ type Node struct {
 	lmu     sync.Mutex
 	pending map[int][]crawl.Link
 	gen     uint64 // Add calls so far
+	// sent holds the keys of the links this node has added: Add counts
+	// a link as new when its key is not in it (see Add).
+	sent    *dedup.Bloom
 	flushMu sync.Mutex
 	flushed uint64 // gen up to which links are in their logs
 }
@@ -202,6 +206,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 		owned:   map[int]*owned{},
 		changed: make(chan struct{}),
 		pending: map[int][]crawl.Link{},
+		sent:    dedup.NewBloom(sentExpected, 10),
 	}, nil
 }
 
@@ -632,19 +637,40 @@ func (n *Node) Owned() []int {
 	return s
 }
 
+// sentExpected sizes the filter of keys a node has added; it grows
+// past it (dedup.Bloom is scalable), at about 1.25 bytes per key.
+const sentExpected = 1 << 20
+
 // Add queues links for their shards' logs; they are appended within
 // FlushInterval, or before the outcome of the lease the worker completes
-// next. It reports no count: whether a link is new is known only when
-// its shard's owner applies it.
+// next.
+//
+// It reports how many links are new as far as this node can tell: those
+// whose key it has not added before (a filter of the keys it added).
+// The seen-set that decides is the shard owner's, which applies the
+// links later, on whichever node; waiting for it would cost a round trip
+// per page. A host's links are mostly to the host itself, whose shard
+// the node fetching its pages owns, so the count is close to the single
+// node's; a link another node found first counts as new once on each
+// node that finds it, and a key the filter mistakes for added (about 1%)
+// does not count. The crawl reads the count to see whether a page's URL
+// template still yields new URLs (genuine pagination does; a trap's
+// template stops), so it must not be 0 for links that are new.
 func (n *Node) Add(_ context.Context, links []crawl.Link) (int, error) {
 	n.lmu.Lock()
+	added := 0
 	for _, l := range links {
 		p := Shard(l.Host, DefaultShards)
 		n.pending[p] = append(n.pending[p], l)
+		h := dedup.Hash([]byte(l.Key))
+		if !n.sent.MayContainHash(h) {
+			n.sent.AddHash(h)
+			added++
+		}
 	}
 	n.gen++
 	n.lmu.Unlock()
-	return 0, nil
+	return added, nil
 }
 
 // Flush appends every link added so far to its shard's log.

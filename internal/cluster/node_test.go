@@ -498,3 +498,54 @@ func TestFailedTakeoverLeavesNoState(t *testing.T) {
 		t.Errorf("after the takeover: %d URLs queued, want the log's %d", s.Queued, len(links))
 	}
 }
+
+// TestAddCountsNewLinks: Add reports how many of the links are new, as
+// crawl.Frontier promises and the single-node frontier answers: the
+// crawl's template-yield defence reads the count, and a count of 0 for
+// new links cut genuine pagination in cluster mode. A link added again,
+// or twice in one call, is not new.
+func TestAddCountsNewLinks(t *testing.T) {
+	f, err := frontier.Open(frontier.Options{Dir: t.TempDir(), Partial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n, err := cluster.NewNode(cluster.NodeConfig{Name: "a", Shards: f, Log: newMemLog(),
+		EncodeOutcome: frontier.EncodeOutcome, DecodeOutcome: frontier.DecodeOutcome})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	single, err := frontier.Open(frontier.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer single.Close()
+
+	link := func(host string, page int) crawl.Link {
+		u := fmt.Sprintf("http://%s/list?page=%d", host, page)
+		return crawl.Link{URL: u, Key: u, Host: host, Depth: page}
+	}
+	for i, c := range []struct {
+		links []crawl.Link
+		want  int
+	}{
+		{[]crawl.Link{link("a.test", 1), link("a.test", 2), link("b.test", 1)}, 3},
+		{[]crawl.Link{link("a.test", 2), link("a.test", 3)}, 1},
+		{[]crawl.Link{link("a.test", 4), link("a.test", 4)}, 1},
+		{[]crawl.Link{link("a.test", 1), link("b.test", 1)}, 0},
+		{nil, 0},
+	} {
+		got, err := n.Add(t.Context(), c.links)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := single.Add(t.Context(), c.links)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want || ref != c.want {
+			t.Errorf("call %d: cluster Add = %d, single-node Add = %d, want %d", i, got, ref, c.want)
+		}
+	}
+}
