@@ -477,7 +477,7 @@ func printSummary(w io.Writer, r crawlResult) {
 		s.Pages, s.PagesPerSecond(), s.NotModified, s.Truncated, humanBytes(s.Bytes))
 	fmt.Fprintf(w, "  redirects   %d fetched\n", s.Redirects)
 	if s.Requisites > 0 || s.RequisitesFound > 0 {
-		fmt.Fprintf(w, "  requisites  %d fetched (images, stylesheets, scripts, fonts …), %d found, %d past the embed hop limit\n",
+		fmt.Fprintf(w, "  requisites  %d fetched (images, stylesheets, scripts, fonts …), %d found, %d past the embed limits\n",
 			s.Requisites, s.RequisitesFound, s.RequisiteHops)
 	}
 	fmt.Fprintf(w, "  robots.txt  %d fetched; %d URLs disallowed; %d dropped (robots.txt unreachable)\n",

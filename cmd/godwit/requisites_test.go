@@ -1,8 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -116,4 +121,91 @@ func checkScoped(t *testing.T, r fakeweb.Report, host string) {
 	if r.Covered == 0 {
 		t.Error("no page fetched")
 	}
+}
+
+// TestCrawlFollowsStylesheetChains: a stylesheet chain as deep as
+// Sphinx's classic theme and deeper (page → c1.css → … → c6.css →
+// img.png, seven embed hops) is fetched whole, judged by the server; a
+// generative stylesheet (each t.css?n=N imports t.css?n=N+1 and embeds
+// ten new images) is followed only within its chain's budget, and the
+// crawl ends.
+func TestCrawlFollowsStylesheetChains(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.RequestURI()]++
+		mu.Unlock()
+		css := func(body string) {
+			w.Header().Set("Content-Type", "text/css")
+			io.WriteString(w, body)
+		}
+		switch p := r.URL.Path; {
+		case p == "/robots.txt":
+			http.NotFound(w, r)
+		case p == "/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<html><head><title>chain</title><link rel="stylesheet" href="/c1.css"></head><body><p>deep</p><a href="/trap">trap</a></body></html>`)
+		case p == "/trap":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<html><head><title>trap</title><link rel="stylesheet" href="/t.css?n=1"></head><body><p>trap</p></body></html>`)
+		case strings.HasPrefix(p, "/c") && strings.HasSuffix(p, ".css"):
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(p, "/c"), ".css"))
+			if n < 6 {
+				css(fmt.Sprintf(`@import url("c%d.css"); body { color: black }`, n+1))
+			} else {
+				css(`.file { background: url(img.png) }`)
+			}
+		case p == "/t.css":
+			n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+			var b strings.Builder
+			fmt.Fprintf(&b, "@import \"t.css?n=%d\";\n", n+1)
+			for i := range 10 {
+				fmt.Fprintf(&b, ".x%d { background: url(t%d-%d.png) }\n", i, n, i)
+			}
+			css(b.String())
+		case strings.HasSuffix(p, ".png"):
+			w.Header().Set("Content-Type", "image/png")
+			w.Write([]byte("\x89PNG\r\n\x1a\n"))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+
+	s := testSettings(t, ln.Addr().String())
+	s.Delay = time.Millisecond
+	res := crawlInProcess(t, s, []string{"http://chain.test/"})
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range []string{"/c1.css", "/c2.css", "/c3.css", "/c4.css", "/c5.css", "/c6.css", "/img.png"} {
+		if seen[p] != 1 {
+			t.Errorf("%s fetched %d times, want once (a stylesheet chain seven hops deep)", p, seen[p])
+		}
+	}
+	sheets, images := 0, 0
+	for p := range seen {
+		switch {
+		case strings.HasPrefix(p, "/t.css"):
+			sheets++
+		case strings.HasPrefix(p, "/t") && strings.HasSuffix(p, ".png"):
+			images++
+		}
+	}
+	// The chain's budget (200 references) is spent 11 per sheet: the
+	// page's sheet and 19 more, 181 images, cut by the budget well
+	// before the 32-hop backstop.
+	if sheets < 10 || sheets > 20 || sheets+images > 200+1 {
+		t.Errorf("generative stylesheet: %d sheets and %d images fetched, want 10 to 20 sheets, within the chain's budget of 200 references", sheets, images)
+	}
+	if res.Stats.RequisiteHops == 0 {
+		t.Errorf("the crawler counted no reference past a chain's budget")
+	}
+	t.Logf("generative chain: %d sheets, %d images; %d references not followed", sheets, images, res.Stats.RequisiteHops)
 }

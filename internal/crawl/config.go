@@ -71,14 +71,22 @@ type Requisites struct {
 	// either way.
 	PageScope bool
 	// MaxHops bounds embed hops (page → stylesheet → imported
-	// stylesheet → font is 3); default 3.
+	// stylesheet → font is 3), a backstop: a stylesheet chain is bounded
+	// by its budget (requisite_chains.go); default 32.
 	MaxHops int
+	// ChainBudget is how many references the stylesheets of one chain
+	// (a stylesheet a page embeds and all it imports, to any depth) may
+	// have followed; default 200.
+	ChainBudget int
 }
 
 // Default fills zero fields.
 func (r *Requisites) Default() {
 	if r.MaxHops == 0 {
-		r.MaxHops = 3
+		r.MaxHops = 32
+	}
+	if r.ChainBudget == 0 {
+		r.ChainBudget = 200
 	}
 }
 

@@ -43,6 +43,7 @@ type Crawler struct {
 	scope    *scope
 	traps    *traps       // spider-trap defences (traps.go)
 	aliases  *aliases     // URL alias learning (aliases.go)
+	chains   *chains      // stylesheet chains' budgets (requisite_chains.go)
 	chain    []linkFilter // the discovery chain (discover.go)
 	canon    *urlnorm.Canonicalizer
 	stats    counters
@@ -85,6 +86,7 @@ func New(cfg Config, d Deps) (*Crawler, error) {
 		now:      d.Now,
 		scope:    newScope(cfg),
 		traps:    newTraps(cfg.Traps, d.Logger),
+		chains:   newChains(cfg.Requisites.ChainBudget),
 		canon:    urlnorm.NewCanonicalizer(cfg.URL),
 		parseMem: semaphore.NewWeighted(cfg.ParseMemory),
 	}

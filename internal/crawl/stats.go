@@ -38,8 +38,9 @@ type Stats struct {
 
 	Discovered int64 // outlinks and redirect targets considered
 	// RequisitesFound counts the requisites considered (embeds of pages
-	// and stylesheets), RequisiteHops those refused past
-	// Requisites.MaxHops. Queued counts the new ones too.
+	// and stylesheets), RequisiteHops those not followed past
+	// Requisites.MaxHops or past a stylesheet chain's budget
+	// (requisite_chains.go). Queued counts the new ones too.
 	RequisitesFound int64
 	RequisiteHops   int64
 	Queued          int64 // of those, new URLs queued

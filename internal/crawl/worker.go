@@ -164,6 +164,9 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 		c.stats.countClass(ClassPermanent)
 	}
 	links := c.discover(t, rd.cands)
+	if rd.chain != nil {
+		c.chains.hold(rd.chain, links)
+	}
 	if out.Disposition == Done && resp.Status != http.StatusNotModified {
 		// OPIC: the page hands its cash on to its outlinks; its
 		// requisites are part of it, and take none.
@@ -243,6 +246,9 @@ type reading struct {
 	simhash    uint64
 	hasSimHash bool
 	title      string
+	// chain is the stylesheet chain (requisite_chains.go) the requisites
+	// in cands belong to; nil for a page's.
+	chain *chainBudget
 	// body is an HTML page as decoded (content coding), in encoding,
 	// for the processors.
 	body     []byte
@@ -275,6 +281,9 @@ func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) readin
 	case s >= 300 && s < 400:
 		if loc, ok := resp.Location(); ok {
 			rd.cands = []candidate{{raw: loc, redirect: true, sitemap: t.Sitemap}}
+			if t.Embed > 0 {
+				rd.chain = c.chains.take(t) // the target stays in the chain
+			}
 		}
 	case s >= 200 && s < 300 && t.Sitemap > 0:
 		c.stats.sitemaps.Add(1)
@@ -283,8 +292,12 @@ func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) readin
 		// A requisite is read for its own requisites only: a stylesheet's
 		// imports, fonts and images.
 		if !c.cfg.Requisites.Off && isCSS(t, resp) {
-			rd.cands = c.cssRequisites(t, resp)
+			rd.cands, rd.chain = c.cssRequisites(t, resp)
+		} else {
+			c.chains.forget(t)
 		}
+	case t.Embed > 0:
+		c.chains.forget(t)
 	case s >= 200 && s < 300 && resp.IsHTML():
 		doc, body, fp, hasFP := c.parseHTML(ctx, t, resp)
 		if doc == nil {
@@ -453,24 +466,34 @@ func isCSS(t Task, resp *fetch.Response) bool {
 }
 
 // cssRequisites reads a fetched stylesheet for the resources it needs:
-// its @imports and url()s, as requisites of the stylesheet.
-func (c *Crawler) cssRequisites(t Task, resp *fetch.Response) []candidate {
+// its @imports and url()s, as requisites of the stylesheet, within what
+// is left of its chain's budget (requisite_chains.go), which it returns.
+func (c *Crawler) cssRequisites(t Task, resp *fetch.Response) ([]candidate, *chainBudget) {
+	chain := c.chains.take(t)
 	body, err := c.fetcher.Decode(resp)
 	if err != nil && len(body) == 0 {
 		c.log.Info("cannot decode stylesheet", "url", t.URL, "err", err)
-		return nil
+		return nil, nil
 	}
 	sheet, err := parseURL(t.URL)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	links, truncated := extract.CSS(sheet, body, 0)
 	if truncated {
 		c.log.Debug("stylesheet has too many references", "url", t.URL, "kept", len(links))
 	}
-	cands := make([]candidate, len(links))
-	for i, l := range links {
+	keep := 0
+	if chain != nil {
+		keep = c.chains.spend(chain, len(links))
+	}
+	if cut := len(links) - keep; cut > 0 {
+		c.stats.requisiteHops.Add(int64(cut))
+		c.log.Debug("stylesheet chain's budget spent", "url", t.URL, "hops", t.Embed, "not followed", cut)
+	}
+	cands := make([]candidate, keep)
+	for i, l := range links[:keep] {
 		cands[i] = candidate{raw: l.URL, embed: true}
 	}
-	return cands
+	return cands, chain
 }
