@@ -49,6 +49,7 @@ type Frontier struct {
 
 	mu      sync.Mutex
 	seen    *dedup.Bloom     // "definitely new" in RAM; the url table decides the rest
+	recent  *recentDone      // URLs recently found finished (recent.go)
 	hosts   map[string]*host // active hosts: queued URLs or a lease out
 	ready   hostHeap         // active hosts without a lease, by ready time
 	leases  map[uint64]*lease
@@ -239,6 +240,7 @@ func Open(o Options) (*Frontier, error) {
 		dir:          o.Dir,
 		hosts:        make(map[string]*host),
 		leases:       make(map[uint64]*lease),
+		recent:       newRecentDone(recentSlots),
 		leased:       make(map[string]*lease),
 		blocked:      make(map[string]struct{}),
 		changed:      make(chan struct{}),
@@ -410,7 +412,11 @@ func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 		}
 		batchSeen[l.Key] = struct{}{}
 		uk := urlKey(l.Host, l.Key)
-		if f.seen.MayContain([]byte(l.Key)) {
+		kh := keyHash(l.Key)
+		if f.seen.MayContainHash(kh) {
+			if d, ok := f.recent.depth(kh); ok && f.re == nil && l.Hints == (crawl.Hints{}) && (l.Embed > 0 || l.Depth >= d) {
+				continue // finished, and this link changes nothing (recent.go)
+			}
 			v, ok, err := f.db.Get(uk)
 			if err != nil {
 				b.Discard()
@@ -427,7 +433,13 @@ func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 				case l.Depth < rec.depth && l.Embed == 0:
 					// (A requisite has its page's depth, not a
 					// shorter path to the URL.)
+					f.recent.drop(kh)
 					err = f.shorterPath(b, dirty, uk, rec, l)
+				case rec.state == urlDone && f.re == nil:
+					f.recent.put(kh, rec.depth)
+					if changed {
+						err = f.settle(b, dirty, uk, rec, l)
+					}
 				case changed:
 					err = f.settle(b, dirty, uk, rec, l)
 				}
@@ -441,7 +453,7 @@ func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 		} else {
 			f.fp.trueNegatives++
 		}
-		f.seen.Add([]byte(l.Key))
+		f.seen.AddHash(kh)
 		h, err := f.activeHost(l.Host)
 		if err != nil {
 			b.Discard()
@@ -471,6 +483,7 @@ func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 // enqueue writes a queue entry for t at the back of band prio and the
 // URL record pointing at it. f.mu must be held.
 func (f *Frontier) enqueue(b *kv.Batch, h *host, uk []byte, t crawl.Task, rec urlRecord, prio uint8) {
+	f.recent.drop(keyHash(t.Key)) // queued: no longer finished
 	seq := h.rec.nextSeq
 	h.rec.nextSeq++
 	qk := queueKey(h.name, prio, seq)
@@ -909,6 +922,9 @@ func (f *Frontier) finish(b *kv.Batch, ls *lease, t crawl.Task, uk []byte, out c
 	}
 	fetched := out.Requested && out.Status != 0
 	rec.state, rec.depth, rec.prio, rec.seq = urlDone, t.Depth, 0, 0
+	if f.re == nil {
+		f.recent.put(keyHash(t.Key), t.Depth)
+	}
 	if t.Replay == nil {
 		rec.status, rec.valid = out.Status, out.Validators
 		if out.Status != http.StatusNotModified || rec.capture == nil {

@@ -310,6 +310,7 @@ func (f *Frontier) DropShard(p uint16) error {
 }
 
 func (f *Frontier) dropShard(p uint16) error {
+	f.recent.reset() // the shard's records go
 	if p >= Shards {
 		return fmt.Errorf("frontier: no shard %d", p)
 	}

@@ -467,3 +467,31 @@ func FuzzDecodeOutcome(f *testing.F) {
 		}
 	})
 }
+
+// TestDroppedShardIsForgotten: a URL a node fetched, whose shard it then
+// dropped, is new again when the shard comes back through its log: the
+// cache of finished URLs (recent.go) must not answer for it. The seen-set
+// filter still says "maybe seen" (a filter cannot forget), so only the
+// store and the cache decide.
+func TestDroppedShardIsForgotten(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := openPartial(t)
+		ctx := t.Context()
+		a := "a.test"
+		pa := ShardOf(a)
+		f.AddAt(ctx, []crawl.Link{link(a, 1)}, crawl.Position{Shard: pa, Seq: 1})
+		f.SetShard(pa, true)
+		l := mustNext(t, f)
+		f.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Done, Requested: true, Start: time.Now(), End: time.Now(), Status: 200})
+		if n, _ := f.AddAt(ctx, []crawl.Link{link(a, 1)}, crawl.Position{Shard: pa, Seq: 2}); n != 0 {
+			t.Fatalf("a link to the fetched URL counted %d new", n)
+		}
+		f.SetShard(pa, false)
+		if err := f.DropShard(pa); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := f.AddAt(ctx, []crawl.Link{link(a, 1)}, crawl.Position{Shard: pa, Seq: 1}); n != 1 {
+			t.Errorf("the URL of a dropped shard, added again: %d new, want 1", n)
+		}
+	})
+}
