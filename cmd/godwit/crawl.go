@@ -31,7 +31,6 @@ import (
 	"github.com/godwit-crawler/godwit/internal/events"
 	"github.com/godwit-crawler/godwit/internal/fetch"
 	"github.com/godwit-crawler/godwit/internal/frontier"
-	"github.com/godwit-crawler/godwit/internal/politeness"
 	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
@@ -263,23 +262,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	}
 	defer fetcher.Close()
 
-	pol := politeness.Policy{
-		Delay:            s.Delay,
-		CrawlDelayCap:    s.CrawlDelayCap,
-		RobotsTTL:        s.Robots.TTL,
-		RobotsRetries:    s.Robots.Retries,
-		RobotsBackoff:    s.Robots.Backoff,
-		RobotsBackoffMax: s.Robots.BackoffMax,
-		RobotsAllowAfter: s.Robots.AllowAfter,
-		LatencyFactor:    s.Adapt.LatencyFactor,
-		MaxLatencyDelay:  s.Adapt.MaxLatencyDelay,
-		RetryAfterCap:    s.Adapt.RetryAfterCap,
-		BackoffBase:      s.Adapt.Backoff,
-		BackoffMax:       s.Adapt.BackoffMax,
-		BreakerThreshold: s.Adapt.BreakerThreshold,
-		BreakerOpenFor:   s.Adapt.BreakerOpen,
-		BreakerOpenMax:   s.Adapt.BreakerOpenMax,
-	}
+	pol := s.politenessPolicy() // effective.go
 	ccfg := crawl.Config{
 		MaxRetries: s.Adapt.Retries,
 		Workers:    s.Workers,
