@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,6 +21,7 @@ import (
 
 	clusterjs "github.com/godwit-crawler/godwit/internal/cluster/jetstream"
 
+	"github.com/godwit-crawler/godwit/internal/admin"
 	"github.com/godwit-crawler/godwit/internal/events"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
 	"github.com/godwit-crawler/godwit/internal/process"
@@ -398,6 +401,12 @@ func TestProcessorFlags(t *testing.T) {
 		s.Process.Events != "jsonl:/tmp/ev.jsonl" || s.Process.Budget != 2*time.Second {
 		t.Errorf("settings = %+v", s.Process)
 	}
+	if s.Process.Errors != "skip" {
+		t.Errorf("processor errors %q by default, want skip", s.Process.Errors)
+	}
+	if s, err := parse("--processor-errors", "stop"); err != nil || s.Process.Errors != "stop" {
+		t.Errorf("--processor-errors stop: %q, %v", s.Process.Errors, err)
+	}
 	argv, _ := execCommand(s.Process.Processors[1])
 	if len(argv) != 4 || argv[0] != "python3" || argv[3] != "3" {
 		t.Errorf("execCommand = %q", argv)
@@ -528,7 +537,8 @@ func TestEventsOnNATS(t *testing.T) {
 // TestBinaryProcessorErrors: the processor whose answers carry no id,
 // run by the built binary: the log says what is wrong once, in words, and
 // the crawl covers the web (skip, the default); with --processor-errors
-// stop the crawl stops, exit status 1, naming the processor.
+// stop (here its config key, processing.errors) the crawl stops, exit
+// status 1, naming the processor.
 func TestBinaryProcessorErrors(t *testing.T) {
 	proc := noIDProcessor(t)
 	for _, mode := range []string{"skip", "stop"} {
@@ -536,8 +546,8 @@ func TestBinaryProcessorErrors(t *testing.T) {
 			web, addr := startWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 10, Seed: 10})
 			args := append([]string{"crawl", "--proxy", "http://" + addr, "--delay", "5ms", "--admin", "off",
 				"--data", filepath.Join(t.TempDir(), "data"), "--processor", proc}, web.Seeds()...)
-			if mode == "stop" {
-				args = append(args, "--processor-errors", "stop")
+			if mode == "stop" { // the config key; TestProcessorFlags checks the flag
+				args = append(args, "--config", writeConfig(t, t.TempDir(), "processing:\n  errors: stop\n"))
 			}
 			res := runBinary(t, args...)
 			const mistake = `processor exec:sh: its answers carry no \"id\"; see docs/processors.md`
@@ -561,4 +571,59 @@ func TestBinaryProcessorErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAdminStatusShowsBrokenProcessor: while the crawl runs, /api/status
+// says the processor whose answers carry no id is broken, why, and how
+// many pages went on without it; godwit status prints it.
+func TestAdminStatusShowsBrokenProcessor(t *testing.T) {
+	web, addr := startWeb(t, fakeweb.Config{Hosts: 1, PagesPerHost: 30, Seed: 11})
+	s := testSettings(t, addr)
+	s.Delay = 40 * time.Millisecond // a second or so: the API is asked while it runs
+	s.Process.Processors = []string{noIDProcessor(t)}
+	s.Admin = "127.0.0.1:0"
+	listening := make(chan string, 1)
+	s.adminListening = func(a string) { listening <- a }
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := runCrawl(ctx, s, web.Seeds(), slog.New(slog.DiscardHandler), newTerminal(io.Discard))
+		done <- err
+	}()
+	var api string
+	select {
+	case a := <-listening:
+		api = "http://" + a
+	case err := <-done:
+		t.Fatalf("crawl ended before the admin server listened: %v", err)
+	}
+	var st admin.Status
+	for {
+		resp, err := http.Get(api + "/api/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		st = admin.Status{}
+		json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if len(st.Processors) == 1 && st.Processors[0].Broken && st.Processors[0].Skipped > 0 {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("crawl ended (%v) and the API never said the processor was broken: %+v", err, st.Processors)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if p := st.Processors[0]; p.Name != "exec:sh" || p.Why != `its answers carry no "id"` {
+		t.Errorf("processor status %+v, want exec:sh broken: its answers carry no \"id\"", p)
+	}
+	var out strings.Builder
+	printStatus(&out, st)
+	if want := `exec:sh: broken (its answers carry no "id"); `; !strings.Contains(out.String(), want) {
+		t.Errorf("godwit status lacks %q:\n%s", want, out.String())
+	}
+	cancel()
+	<-done
 }
