@@ -26,7 +26,7 @@ func TestBinaryMessages(t *testing.T) {
 	for _, want := range []string{
 		"3 bad seed URLs (use --skip-bad-seeds to go on without them):",
 		seeds + `:2: bad seed URL "example.com/a": not an absolute URL; did you mean https://example.com/a?`,
-		seeds + `:4: bad seed URL "ftp://files.example/": only http and https URLs are crawled (scheme "ftp")`,
+		seeds + `:4: bad seed URL "ftp://files.example/": godwit crawls only http and https URLs (this one has scheme "ftp")`,
 		seeds + `:5: bad seed URL "http://bad host/": forbidden character ' ' in host`,
 	} {
 		if !strings.Contains(res.stderr, want) {

@@ -119,7 +119,7 @@ func urlProblem(raw string, err error) string {
 			msg = strings.TrimPrefix(msg, " "+strconv.Quote(raw))
 			msg = strings.TrimPrefix(msg, ": ")
 			if errors.Is(err, urlnorm.ErrNotHTTP) {
-				return "only http and https URLs are crawled (" + msg + ")"
+				return "godwit crawls only http and https URLs (this one has " + msg + ")"
 			}
 		}
 	}
