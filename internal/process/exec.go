@@ -324,8 +324,8 @@ func (e *Exec) answered() {
 }
 
 // misanswered notes a line out of protocol, and says whether the
-// processor is taken as broken (the breaker is not closed). The mistake is logged once, in words, when the breaker
-// first opens for it.
+// processor is taken as broken (the breaker is not closed). The mistake
+// is logged once, in words, when the breaker first opens for it.
 func (e *Exec) misanswered(perr *ProtocolError) (broken bool) {
 	var opened bool
 	e.bmu.Lock()
@@ -595,6 +595,8 @@ func parseAnswer(line []byte) (parsed, string) {
 	err := json.Unmarshal(line, &a)
 	var te *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &te) && te.Field == "id":
+		return parsed{object: true}, fmt.Sprintf(`the "id" of its answers is a JSON %s, not the request's number`, te.Value)
 	case errors.As(err, &te) && te.Field != "":
 		var id struct {
 			ID uint64 `json:"id"`

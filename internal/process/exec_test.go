@@ -400,6 +400,8 @@ func TestParseAnswerMistakes(t *testing.T) {
 		{`not json`, "0", "its answers are not JSON objects, one a line"},
 		{`{"id": 4, "links": "http://x/"}`, "4", `the "links" of its answers is a JSON string, not what the protocol says`},
 		{`{"id": 5, "annotations": ["a"]}`, "5", `the "annotations" of its answers is a JSON array, not what the protocol says`},
+		{`{"id": "6", "annotations": {}}`, "0", `the "id" of its answers is a JSON string, not the request's number`},
+		{`[1, 2]`, "0", "its answers are not JSON objects, one a line"},
 	} {
 		a, mistake := parseAnswer([]byte(tc.line))
 		if strconv.FormatUint(a.ID, 10) != tc.id || mistake != tc.mistake {
