@@ -263,6 +263,16 @@ func printStatus(out io.Writer, st admin.Status) {
 	if st.Recrawl != nil {
 		printRecrawl(tw, st.Recrawl)
 	}
+	for _, p := range st.Processors {
+		switch {
+		case p.Broken:
+			fmt.Fprintf(tw, "processor	%s: broken (%s); %s pages went on without it\n", p.Name, p.Why, humanCount(p.Skipped))
+		case p.Skipped > 0:
+			fmt.Fprintf(tw, "processor	%s: answering; %s pages went on without it while it was broken\n", p.Name, humanCount(p.Skipped))
+		default:
+			fmt.Fprintf(tw, "processor	%s: answering\n", p.Name)
+		}
+	}
 	tw.Flush()
 	if len(st.TopHosts) > 0 {
 		fmt.Fprintln(out, "\nbusiest hosts (requests in the last 10 minutes):")

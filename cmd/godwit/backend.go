@@ -12,6 +12,7 @@ import (
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/events"
 	"github.com/godwit-crawler/godwit/internal/frontier"
+	"github.com/godwit-crawler/godwit/internal/process"
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
@@ -21,8 +22,9 @@ type backend struct {
 	crawler  *crawl.Crawler
 	frontier *frontier.Frontier
 	archive  *archive.Archive
-	pages    *events.Index // nil: no pages API (pages.go)
-	cluster  *clusterNode  // nil: a single-node crawl (no /api/cluster)
+	pages    *events.Index   // nil: no pages API (pages.go)
+	procs    *process.Runner // nil: no processors
+	cluster  *clusterNode    // nil: a single-node crawl (no /api/cluster)
 	canon    *urlnorm.Canonicalizer
 	started  time.Time
 	now      func() time.Time
@@ -68,6 +70,11 @@ func (b *backend) Status() admin.Status {
 		st.TopHosts = append(st.TopHosts, admin.HostRequests{Host: h.Host, Requests: h.Requests})
 	}
 	st.Recrawl = recrawlStatus(fs.Recrawl)
+	if b.procs != nil {
+		for _, p := range b.procs.States() {
+			st.Processors = append(st.Processors, admin.ProcessorStatus{Name: p.Name, Broken: p.Broken, Why: p.Why, Skipped: p.Skipped})
+		}
+	}
 	return st
 }
 

@@ -202,6 +202,7 @@ func defaultSettings() crawlSettings {
 		Process: processorSettings{
 			Budget:        defaultProcessorBudget,
 			InFlight:      8,
+			Errors:        "skip",
 			EventsMaxSize: 64 << 20,
 		},
 		Order:           "importance",

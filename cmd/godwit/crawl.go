@@ -31,7 +31,6 @@ import (
 	"github.com/godwit-crawler/godwit/internal/events"
 	"github.com/godwit-crawler/godwit/internal/fetch"
 	"github.com/godwit-crawler/godwit/internal/frontier"
-	"github.com/godwit-crawler/godwit/internal/politeness"
 	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
@@ -114,6 +113,9 @@ few seconds, the WARC is flushed, exit status 0).`,
 				return err
 			}
 			printSummary(cmd.OutOrStdout(), res)
+			if res.Processors != nil {
+				return failure{fmt.Errorf("%w; the crawl stopped (--processor-errors stop): fix the processor, then run the same command to resume", res.Processors)}
+			}
 			if !res.Interrupted && res.Seeds.AllFailed() {
 				return nothingFetched{errors.New(seedFailures(res.Seeds))}
 			}
@@ -136,6 +138,10 @@ type crawlResult struct {
 	Dedup       archive.Stats
 	Store       *storeResult // nil without --store
 	Seeds       crawl.SeedReport
+	// Processors is why the crawl stopped for a processor taken as
+	// broken (--processor-errors stop); Broken lists those taken so.
+	Processors error
+	Broken     []string
 }
 
 // startAdmin serves the admin API, dashboard and metrics of a crawl on
@@ -256,23 +262,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	}
 	defer fetcher.Close()
 
-	pol := politeness.Policy{
-		Delay:            s.Delay,
-		CrawlDelayCap:    s.CrawlDelayCap,
-		RobotsTTL:        s.Robots.TTL,
-		RobotsRetries:    s.Robots.Retries,
-		RobotsBackoff:    s.Robots.Backoff,
-		RobotsBackoffMax: s.Robots.BackoffMax,
-		RobotsAllowAfter: s.Robots.AllowAfter,
-		LatencyFactor:    s.Adapt.LatencyFactor,
-		MaxLatencyDelay:  s.Adapt.MaxLatencyDelay,
-		RetryAfterCap:    s.Adapt.RetryAfterCap,
-		BackoffBase:      s.Adapt.Backoff,
-		BackoffMax:       s.Adapt.BackoffMax,
-		BreakerThreshold: s.Adapt.BreakerThreshold,
-		BreakerOpenFor:   s.Adapt.BreakerOpen,
-		BreakerOpenMax:   s.Adapt.BreakerOpenMax,
-	}
+	pol := s.politenessPolicy() // effective.go
 	ccfg := crawl.Config{
 		MaxRetries: s.Adapt.Retries,
 		Workers:    s.Workers,
@@ -382,6 +372,13 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	// crawl ends so when every node is idle.
 	runCtx, finish := context.WithCancel(ctx)
 	defer finish()
+	go func() { // --processor-errors stop
+		select {
+		case <-procs.broke:
+			finish()
+		case <-runCtx.Done():
+		}
+	}()
 	if cn != nil {
 		cn.start(seeds, c, finish) // the crawl's seeds come from every node
 	} else if _, err := c.AddSeeds(ctx, seeds); err != nil {
@@ -401,6 +398,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	}
 	be := newBackend(c, fr, arch, ccfg.URL)
 	be.pages = pages
+	be.procs = procs.runner
 	be.cluster = cn
 	stopAdmin, err := startAdmin(ctx, s, be, log, metrics...)
 	if err != nil {
@@ -442,6 +440,10 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		res.Store = ws.result()
 	}
 	res.Interrupted = ctx.Err() != nil
+	if res.Processors = procs.stopped(); res.Processors != nil {
+		res.Interrupted = true
+	}
+	res.Broken = procs.brokenProcessors()
 	res.WARCNew = len(arch.Files())
 	res.WARCFiles = arch.Files()
 	if all, err := filepath.Glob(filepath.Join(res.WARCDir, "*.warc.gz")); err == nil && len(all) >= len(res.WARCFiles) {
@@ -499,6 +501,9 @@ func printSummary(w io.Writer, r crawlResult) {
 	if rs := s.Frontier.Recrawl; rs.Enabled {
 		fmt.Fprintf(w, "  recrawl     %d revisits (%d unchanged, %d answered 304), %d scheduled, %d due; revisit share %.0f%% (reserved %.0f%%), estimated freshness %.2f\n",
 			rs.Revisits, rs.Unchanged, rs.NotModified, rs.Scheduled, rs.DueBacklog, 100*rs.RevisitShare, 100*rs.Share, rs.Freshness)
+	}
+	for _, b := range r.Broken {
+		fmt.Fprintf(w, "  processors  %s\n", b)
 	}
 	fmt.Fprintf(w, "  dedup       %d revisits of identical payloads (%s not stored again), %d near-duplicate pages (%d stored header-only)\n",
 		r.Dedup.Revisits, humanBytes(r.Dedup.RevisitBytes), r.Dedup.NearDuplicates, r.Dedup.NearDupsOmitted)

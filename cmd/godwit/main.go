@@ -34,7 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "godwit: %v\n", err)
+	fmt.Fprintf(stderr, "godwit: %s\n", userMessage(err)) // messages.go
 	var (
 		fe failure
 		nf nothingFetched
@@ -70,6 +70,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.Version = godwitVersion() // godwit --version, as godwit version
+	root.SetVersionTemplate("godwit {{.Version}}\n")
+	root.SetFlagErrorFunc(flagError) // messages.go
 	root.AddCommand(
 		newCrawlCmd(),
 		newDemoCmd(),

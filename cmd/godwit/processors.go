@@ -29,6 +29,10 @@ type processorSettings struct {
 	Budget time.Duration `yaml:"timeout"`
 	// InFlight bounds the pages in flight to each external processor.
 	InFlight int `yaml:"in_flight"`
+	// Errors says what a processor taken as broken (answers out of
+	// protocol) does to the crawl: "skip" (pages go on without it) or
+	// "stop" (the crawl stops, exit status 1).
+	Errors string `yaml:"errors"`
 	// Events is where page events go: "jsonl:FILE" ("" none).
 	Events string `yaml:"events"`
 	// EventsMaxSize is the size past which the events file is rotated.
@@ -42,6 +46,7 @@ func (f *crawlFlags) registerProcessors(fs *pflag.FlagSet) {
 		`content processor, repeatable, run in order: "structured" (JSON-LD and OpenGraph) or "exec:CMD ARGS" (JSON Lines over stdin/stdout)`)
 	fs.DurationVar(&f.s.Process.Budget, "processor-timeout", defaultProcessorBudget, "time one processor may take over one page")
 	fs.IntVar(&f.s.Process.InFlight, "processor-in-flight", 8, "pages in flight to each exec: processor")
+	fs.StringVar(&f.s.Process.Errors, "processor-errors", "skip", `an exec: processor whose answers break the protocol: "skip" (the crawl goes on without it) or "stop" (the crawl stops, exit status 1)`)
 	fs.StringVar(&f.s.Process.Events, "events", "", `page events: "jsonl:FILE" (one JSON line per archived page, rotated) or "nats://HOST:PORT/SUBJECT" (one message per page in a JetStream stream)`)
 	fs.Int64Var(&f.s.Process.EventsMaxSize, "events-max-size", 64<<20, "size in bytes past which the events file is rotated")
 }
@@ -55,6 +60,7 @@ func (f *crawlFlags) applyProcessors(fs *pflag.FlagSet, s *crawlSettings) {
 	set("processor", func() { s.Process.Processors = f.s.Process.Processors })
 	set("processor-timeout", func() { s.Process.Budget = f.s.Process.Budget })
 	set("processor-in-flight", func() { s.Process.InFlight = f.s.Process.InFlight })
+	set("processor-errors", func() { s.Process.Errors = f.s.Process.Errors })
 	set("events", func() { s.Process.Events = f.s.Process.Events })
 	set("events-max-size", func() { s.Process.EventsMaxSize = f.s.Process.EventsMaxSize })
 }
@@ -64,6 +70,9 @@ func (p processorSettings) validate() error {
 		if _, err := execCommand(spec); err != nil {
 			return err
 		}
+	}
+	if p.Errors != "" && p.Errors != "skip" && p.Errors != "stop" {
+		return fmt.Errorf("--processor-errors %q: want skip or stop", p.Errors)
 	}
 	if p.Budget < 0 || p.InFlight < 0 || p.EventsMaxSize < 0 {
 		return errors.New("--processor-timeout, --processor-in-flight and --events-max-size must not be negative")
@@ -109,12 +118,42 @@ func eventsFile(spec string) (string, error) {
 type processors struct {
 	runner *process.Runner // nil: none
 	execs  []*process.Exec
+
+	// With --processor-errors stop, broke is closed when the first
+	// processor is taken as broken, and brokeErr says which and how.
+	brokeOnce sync.Once
+	broke     chan struct{}
+	brokeErr  error
+}
+
+// broken notes that a processor was taken as broken (--processor-errors
+// stop).
+func (ps *processors) broken(err error) {
+	ps.brokeOnce.Do(func() {
+		ps.brokeErr = err
+		close(ps.broke)
+	})
+}
+
+// stopped is why the crawl stopped for a broken processor; nil if it did
+// not.
+func (ps *processors) stopped() error {
+	select {
+	case <-ps.broke:
+		return ps.brokeErr
+	default:
+		return nil
+	}
 }
 
 // newProcessors builds the processors s names, then extra (tests' Go
 // processors); it starts nothing.
 func newProcessors(s crawlSettings, extra []process.Processor, log *slog.Logger) (*processors, error) {
-	ps := &processors{}
+	ps := &processors{broke: make(chan struct{})}
+	var onBroken func(error)
+	if s.Process.Errors == "stop" {
+		onBroken = ps.broken
+	}
 	budget := s.Process.Budget
 	if budget == 0 {
 		budget = defaultProcessorBudget
@@ -142,6 +181,7 @@ func newProcessors(s crawlSettings, extra []process.Processor, log *slog.Logger)
 			InFlight: s.Process.InFlight,
 			Timeout:  budget,
 			Logger:   log,
+			OnBroken: onBroken,
 		})
 		if err != nil {
 			return nil, err
@@ -222,4 +262,23 @@ func (t teeEvents) Page(ctx context.Context, e crawl.PageEvent) error {
 		}
 	}
 	return nil
+}
+
+// brokenProcessors says, one line each, which processors were taken as
+// broken and how many pages went on without them.
+func (ps *processors) brokenProcessors() []string {
+	if ps.runner == nil {
+		return nil
+	}
+	var out []string
+	for _, st := range ps.runner.States() {
+		if st.Broken || st.Skipped > 0 {
+			why := st.Why
+			if why == "" {
+				why = "it answers again"
+			}
+			out = append(out, fmt.Sprintf("%s taken as broken (%s): %d pages went on without it", st.Name, why, st.Skipped))
+		}
+	}
+	return out
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,6 +21,7 @@ import (
 
 	clusterjs "github.com/godwit-crawler/godwit/internal/cluster/jetstream"
 
+	"github.com/godwit-crawler/godwit/internal/admin"
 	"github.com/godwit-crawler/godwit/internal/events"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
 	"github.com/godwit-crawler/godwit/internal/process"
@@ -119,9 +122,13 @@ func warcPages(t *testing.T, res crawlResult) map[string]*warcPage {
 				}
 				ann := map[string]string{}
 				for _, f := range fields {
-					if f.Name == "annotation" {
+					switch f.Name {
+					case "annotation":
 						k, v, _ := strings.Cut(f.Value, "=")
 						ann[k] = v
+					case "annotation-json": // a JSON value, kept so: "json:" marks it here
+						k, v, _ := strings.Cut(f.Value, "=")
+						ann[k] = "json:" + v
 					}
 				}
 				meta[h.Get(warc.FieldRefersTo)] = ann
@@ -235,7 +242,7 @@ func TestProcessorsAnnotateAndEventsReadBack(t *testing.T) {
 		if e.Digest != p.digest {
 			t.Errorf("%s: event digest %q, record's %q", e.URL, e.Digest, p.digest)
 		}
-		if e.Annotations["go"] != "yes" || e.Annotations["sh"] != "yes" || e.Annotations["go-status"] != strconv.Itoa(e.Status) {
+		if string(e.Annotations["go"]) != `"yes"` || string(e.Annotations["sh"]) != `"yes"` || string(e.Annotations["go-status"]) != strconv.Quote(strconv.Itoa(e.Status)) {
 			t.Errorf("%s: event annotations %v, want go=yes, sh=yes, go-status=%d", e.URL, e.Annotations, e.Status)
 		}
 		if e.Status == 200 && (e.SimHash == "" || e.Title == "" || len(e.Outlinks) == 0) {
@@ -290,6 +297,91 @@ func TestProcessorFailuresCostNoPage(t *testing.T) {
 	}
 }
 
+// noIDProcessor is the first try at an external processor the issue
+// describes: it answers every request, but without the request's id, and
+// with numbers as annotation values.
+func noIDProcessor(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "noid.sh")
+	script := "while IFS= read -r line; do printf '%s\\n' '{\"annotations\": {\"score\": 0.5, \"words\": 312}}'; done\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return "exec:sh " + path
+}
+
+// TestProcessorWithoutIDsCostsNoTime: an exec: processor whose answers
+// carry no id is taken as broken after its first lines: the crawl covers
+// the web and no page waits out the 10s processor timeout; the summary
+// and the admin status say it went on without the processor.
+func TestProcessorWithoutIDsCostsNoTime(t *testing.T) {
+	web, addr := startWeb(t, fakeweb.Config{Hosts: 4, PagesPerHost: 10, Seed: 8})
+	s := testSettings(t, addr)
+	s.Delay = 5 * time.Millisecond
+	s.Process.Budget = 10 * time.Second
+	s.Process.Processors = []string{noIDProcessor(t)}
+	res := crawlInProcess(t, s, web.Seeds())
+	checkReport(t, web.Report(fakeweb.Judge{Delay: s.Delay}))
+	if res.Stats.Elapsed >= 5*time.Second {
+		t.Errorf("crawl took %v: pages waited for answers that were not coming (timeout 10s)", res.Stats.Elapsed)
+	}
+	if len(res.Broken) != 1 || !strings.Contains(res.Broken[0], `exec:sh taken as broken (its answers carry no "id")`) {
+		t.Errorf("summary's broken processors %q, want exec:sh taken as broken (its answers carry no \"id\")", res.Broken)
+	}
+	var out strings.Builder
+	printSummary(&out, res)
+	if !strings.Contains(out.String(), "processors  exec:sh taken as broken") {
+		t.Errorf("summary does not say the processor was taken as broken:\n%s", out.String())
+	}
+}
+
+// TestProcessorValuesAreJSON: an exec: processor's numbers, lists and
+// objects are kept as JSON in the metadata record (annotation-json) and
+// in the event; strings stay text.
+func TestProcessorValuesAreJSON(t *testing.T) {
+	web, addr := startWeb(t, fakeweb.Config{Hosts: 1, PagesPerHost: 5, Seed: 9})
+	s := testSettings(t, addr)
+	s.Delay = 5 * time.Millisecond
+	evPath := filepath.Join(t.TempDir(), "pages.jsonl")
+	s.Process.Events = "jsonl:" + evPath
+	dir := t.TempDir()
+	script := `while IFS= read -r line; do
+  id=${line#'{"id":'}
+  id=${id%%,*}
+  printf '{"id":%s,"annotations":{"score":0.5,"words":312,"tags":["a","b"],"lang":{"code":"en","p":0.9},"name":"plain"}}\n' "$id"
+done
+`
+	path := filepath.Join(dir, "values.sh")
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.Process.Processors = []string{"exec:sh " + path}
+	res := crawlInProcess(t, s, web.Seeds())
+	checkReport(t, web.Report(fakeweb.Judge{Delay: s.Delay}))
+	want := map[string]string{"score": "json:0.5", "words": "json:312", "tags": `json:["a","b"]`, "lang": `json:{"code":"en","p":0.9}`, "name": "plain"}
+	pages := warcPages(t, res)
+	if len(pages) == 0 {
+		t.Fatal("no pages archived")
+	}
+	for _, p := range pages {
+		for k, v := range want {
+			if p.annotations[k] != v {
+				t.Errorf("%s: metadata annotation %s = %q, want %q", p.uri, k, p.annotations[k], v)
+			}
+		}
+	}
+	evs, _ := readEvents(t, evPath)
+	if len(evs) != len(pages) {
+		t.Errorf("%d events, %d pages", len(evs), len(pages))
+	}
+	for _, e := range evs {
+		got, _ := json.Marshal(e.Annotations)
+		if string(got) != `{"lang":{"code":"en","p":0.9},"name":"plain","score":0.5,"tags":["a","b"],"words":312}` {
+			t.Errorf("%s: event annotations %s, want the values as JSON", e.URL, got)
+		}
+	}
+}
+
 func TestProcessorFlags(t *testing.T) {
 	parse := func(args ...string) (crawlSettings, error) {
 		var f crawlFlags
@@ -309,6 +401,12 @@ func TestProcessorFlags(t *testing.T) {
 		s.Process.Events != "jsonl:/tmp/ev.jsonl" || s.Process.Budget != 2*time.Second {
 		t.Errorf("settings = %+v", s.Process)
 	}
+	if s.Process.Errors != "skip" {
+		t.Errorf("processor errors %q by default, want skip", s.Process.Errors)
+	}
+	if s, err := parse("--processor-errors", "stop"); err != nil || s.Process.Errors != "stop" {
+		t.Errorf("--processor-errors stop: %q, %v", s.Process.Errors, err)
+	}
 	argv, _ := execCommand(s.Process.Processors[1])
 	if len(argv) != 4 || argv[0] != "python3" || argv[3] != "3" {
 		t.Errorf("execCommand = %q", argv)
@@ -320,6 +418,7 @@ func TestProcessorFlags(t *testing.T) {
 		{"--events", "nats://localhost/pages.*"},
 		{"--events", "jsonl:"},
 		{"--processor-timeout", "-1s"},
+		{"--processor-errors", "ignore"},
 	} {
 		if _, err := parse(bad...); err == nil {
 			t.Errorf("%q: no error", bad)
@@ -433,4 +532,98 @@ func TestEventsOnNATS(t *testing.T) {
 			t.Errorf("event %s does not read back its record", e.URL)
 		}
 	}
+}
+
+// TestBinaryProcessorErrors: the processor whose answers carry no id,
+// run by the built binary: the log says what is wrong once, in words, and
+// the crawl covers the web (skip, the default); with --processor-errors
+// stop (here its config key, processing.errors) the crawl stops, exit
+// status 1, naming the processor.
+func TestBinaryProcessorErrors(t *testing.T) {
+	proc := noIDProcessor(t)
+	for _, mode := range []string{"skip", "stop"} {
+		t.Run(mode, func(t *testing.T) {
+			web, addr := startWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 10, Seed: 10})
+			args := append([]string{"crawl", "--proxy", "http://" + addr, "--delay", "5ms", "--admin", "off",
+				"--data", filepath.Join(t.TempDir(), "data"), "--processor", proc}, web.Seeds()...)
+			if mode == "stop" { // the config key; TestProcessorFlags checks the flag
+				args = append(args, "--config", writeConfig(t, t.TempDir(), "processing:\n  errors: stop\n"))
+			}
+			res := runBinary(t, args...)
+			const mistake = `processor exec:sh: its answers carry no \"id\"; see docs/processors.md`
+			switch mode {
+			case "skip":
+				if res.code != 0 {
+					t.Fatalf("exit %d, want 0\nstderr:\n%s", res.code, res.stderr)
+				}
+				if n := strings.Count(res.stderr, mistake); n != 1 {
+					t.Errorf("the log says %q %d times, want once:\n%s", mistake, n, res.stderr)
+				}
+				if strings.Contains(res.stderr, "cannot unmarshal") || strings.Contains(res.stderr, "context deadline exceeded") {
+					t.Errorf("the log carries Go error text:\n%s", res.stderr)
+				}
+				checkReport(t, web.Report(fakeweb.Judge{Delay: 5 * time.Millisecond}))
+			case "stop":
+				want := `godwit: processor exec:sh: its answers carry no "id"; see docs/processors.md; the crawl stopped (--processor-errors stop)`
+				if res.code != exitFailure || !strings.Contains(res.stderr, want) {
+					t.Errorf("exit %d, want %d and %q\nstderr:\n%s", res.code, exitFailure, want, res.stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestAdminStatusShowsBrokenProcessor: while the crawl runs, /api/status
+// says the processor whose answers carry no id is broken, why, and how
+// many pages went on without it; godwit status prints it.
+func TestAdminStatusShowsBrokenProcessor(t *testing.T) {
+	web, addr := startWeb(t, fakeweb.Config{Hosts: 1, PagesPerHost: 30, Seed: 11})
+	s := testSettings(t, addr)
+	s.Delay = 40 * time.Millisecond // a second or so: the API is asked while it runs
+	s.Process.Processors = []string{noIDProcessor(t)}
+	s.Admin = "127.0.0.1:0"
+	listening := make(chan string, 1)
+	s.adminListening = func(a string) { listening <- a }
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := runCrawl(ctx, s, web.Seeds(), slog.New(slog.DiscardHandler), newTerminal(io.Discard))
+		done <- err
+	}()
+	var api string
+	select {
+	case a := <-listening:
+		api = "http://" + a
+	case err := <-done:
+		t.Fatalf("crawl ended before the admin server listened: %v", err)
+	}
+	var st admin.Status
+	for {
+		resp, err := http.Get(api + "/api/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		st = admin.Status{}
+		json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if len(st.Processors) == 1 && st.Processors[0].Broken && st.Processors[0].Skipped > 0 {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("crawl ended (%v) and the API never said the processor was broken: %+v", err, st.Processors)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if p := st.Processors[0]; p.Name != "exec:sh" || p.Why != `its answers carry no "id"` {
+		t.Errorf("processor status %+v, want exec:sh broken: its answers carry no \"id\"", p)
+	}
+	var out strings.Builder
+	printStatus(&out, st)
+	if want := `exec:sh: broken (its answers carry no "id"); `; !strings.Contains(out.String(), want) {
+		t.Errorf("godwit status lacks %q:\n%s", want, out.String())
+	}
+	cancel()
+	<-done
 }

@@ -130,8 +130,8 @@ func crawlWARCs(data string) ([]string, error) {
 // (which ReplayWeb.page shows as the collection's; /archive.wacz when the
 // name is not a plain NAME.wacz), with range requests, which
 // ReplayWeb.page uses to read records in place. ui is the directory of
-// the replaywebpage package, served at /ui.js and /replay/sw.js; "" loads
-// both from the CDN.
+// the replaywebpage package, served at /ui.js, /replay/ui.js and
+// /replay/sw.js; "" loads them from the CDN.
 func replayHandler(wacz, ui, url string) http.Handler {
 	name := filepath.Base(wacz)
 	if !plainWACZName.MatchString(name) {
@@ -160,19 +160,28 @@ func replayHandler(wacz, ui, url string) http.Handler {
 		w.Header().Set("Content-Type", "application/wacz+zip")
 		http.ServeFile(w, r, wacz)
 	})
+	// The embed's iframe opens /replay/, whose page the service worker
+	// makes up (serveIndex): <script src="./ui.js">, the replay app, is
+	// /replay/ui.js, fetched from here.
 	if ui != "" {
-		mux.HandleFunc("GET /ui.js", func(w http.ResponseWriter, r *http.Request) {
+		serveUI := func(w http.ResponseWriter, r *http.Request) {
 			http.ServeFile(w, r, filepath.Join(ui, "ui.js"))
-		})
+		}
+		mux.HandleFunc("GET /ui.js", serveUI)
+		mux.HandleFunc("GET /replay/ui.js", serveUI)
 		mux.HandleFunc("GET /replay/sw.js", func(w http.ResponseWriter, r *http.Request) {
 			http.ServeFile(w, r, filepath.Join(ui, "sw.js"))
 		})
 	} else {
 		// ReplayWeb.page's documented way to embed it from a CDN: a
-		// service worker of this origin that imports the release's.
+		// service worker of this origin that imports the release's; the
+		// app's script is the release's too.
 		mux.HandleFunc("GET /replay/sw.js", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/javascript")
 			fmt.Fprintf(w, "importScripts(%q);\n", replayWebPageCDN+"sw.js")
+		})
+		mux.HandleFunc("GET /replay/ui.js", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, replayWebPageCDN+"ui.js", http.StatusFound)
 		})
 	}
 	return mux

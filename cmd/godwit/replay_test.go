@@ -468,3 +468,37 @@ func TestBinaryReplay(t *testing.T) {
 		t.Errorf("--replayweb of an empty directory: exit %d, %s", res.code, res.stderr)
 	}
 }
+
+// TestReplayServesTheAppScript: the page the service worker makes up for
+// the embed's iframe (/replay/) loads ./ui.js, that is /replay/ui.js: it
+// is the package's script (--replayweb DIR) or a redirect to the CDN's,
+// never a 404 in text/plain, which the browser refuses as a script.
+func TestReplayServesTheAppScript(t *testing.T) {
+	dir := t.TempDir()
+	wacz := filepath.Join(dir, "crawl.wacz")
+	ui := filepath.Join(dir, "package")
+	if err := os.MkdirAll(ui, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"crawl.wacz": "PK", "package/ui.js": "/* ui */", "package/sw.js": "/* sw */"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get := func(h http.Handler, path string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		return rec
+	}
+	local := replayHandler(wacz, ui, "")
+	for _, path := range []string{"/ui.js", "/replay/ui.js"} {
+		rec := get(local, path)
+		if ct := rec.Header().Get("Content-Type"); rec.Code != 200 || !strings.HasPrefix(ct, "text/javascript") || rec.Body.String() != "/* ui */" {
+			t.Errorf("--replayweb: GET %s = %d %s %q, want 200 text/javascript, the package's ui.js", path, rec.Code, ct, rec.Body)
+		}
+	}
+	rec := get(replayHandler(wacz, "", ""), "/replay/ui.js")
+	if rec.Code != http.StatusFound || rec.Header().Get("Location") != replayWebPageCDN+"ui.js" {
+		t.Errorf("CDN: GET /replay/ui.js = %d to %q, want 302 to %sui.js", rec.Code, rec.Header().Get("Location"), replayWebPageCDN)
+	}
+}

@@ -135,7 +135,7 @@ func checkURLs(stdin io.Reader, args []string) ([]checkURL, error) {
 		}
 		u, err := urlnorm.Parse(raw)
 		if err != nil {
-			bad = fmt.Errorf("bad URL (%s): %w", where, err)
+			bad = fmt.Errorf("bad URL (%s) %q: %s", where, raw, urlProblem(raw, err))
 			return
 		}
 		urls = append(urls, checkURL{raw: raw, u: u})

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
@@ -34,17 +36,20 @@ func collectSeeds(s crawlSettings, resume bool, warn func(string)) ([]string, er
 		}
 		all = append(all, fromFile...)
 	}
-	var seeds []string
+	var seeds, bad []string
 	for _, sd := range all {
 		if _, err := urlnorm.Parse(sd.url); err != nil {
-			msg := fmt.Sprintf("%s: bad seed URL %q: %v", sd.where, sd.url, err)
-			if !s.SkipBadSeeds {
-				return nil, errors.New(msg + " (use --skip-bad-seeds to go on without it)")
+			msg := fmt.Sprintf("%s: bad seed URL %q: %s", sd.where, sd.url, urlProblem(sd.url, err))
+			if s.SkipBadSeeds {
+				warn(msg + "; skipped")
 			}
-			warn(msg + "; skipped")
+			bad = append(bad, msg)
 			continue
 		}
 		seeds = append(seeds, sd.url)
+	}
+	if len(bad) > 0 && !s.SkipBadSeeds {
+		return nil, badSeeds(bad)
 	}
 	if len(seeds) == 0 && !resume {
 		return nil, errNoSeeds
@@ -55,8 +60,13 @@ func collectSeeds(s crawlSettings, resume bool, warn func(string)) ([]string, er
 // readSeedsFile reads one URL per line; blank lines and # comments are ignored.
 func readSeedsFile(path string) ([]seedSource, error) {
 	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("seeds: %w", err)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("seeds file %s does not exist", path)
+	case errors.Is(err, fs.ErrPermission):
+		return nil, fmt.Errorf("seeds file %s: permission denied", path)
+	case err != nil:
+		return nil, fmt.Errorf("seeds file %s: %w", path, err)
 	}
 	defer f.Close()
 	var out []seedSource
@@ -74,7 +84,51 @@ func readSeedsFile(path string) ([]seedSource, error) {
 		out = append(out, seedSource{url: line, where: fmt.Sprintf("%s:%d", path, n)})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("seeds %s: %w", path, err)
+		return nil, fmt.Errorf("seeds file %s: %w", path, err)
 	}
 	return out, nil
+}
+
+// badSeeds is the error naming every bad seed, one a line after the
+// first (at most maxBadSeeds of them, then how many more).
+func badSeeds(bad []string) error {
+	if len(bad) == 1 {
+		return errors.New(bad[0] + " (use --skip-bad-seeds to go on without it)")
+	}
+	const maxBadSeeds = 20
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d bad seed URLs (use --skip-bad-seeds to go on without them):", len(bad))
+	for i, msg := range bad {
+		if i == maxBadSeeds {
+			fmt.Fprintf(&b, "\n  and %d more", len(bad)-maxBadSeeds)
+			break
+		}
+		b.WriteString("\n  " + msg)
+	}
+	return errors.New(b.String())
+}
+
+// urlProblem says in words what is wrong with the URL raw, which
+// urlnorm.Parse refused with err: without the package's prefix and the
+// URL the message already quotes.
+func urlProblem(raw string, err error) string {
+	msg := err.Error()
+	for _, kind := range []error{urlnorm.ErrInvalid, urlnorm.ErrNotHTTP} {
+		if errors.Is(err, kind) {
+			msg = strings.TrimPrefix(msg, kind.Error())
+			msg = strings.TrimPrefix(msg, " "+strconv.Quote(raw))
+			msg = strings.TrimPrefix(msg, ": ")
+			if errors.Is(err, urlnorm.ErrNotHTTP) {
+				return "godwit crawls only http and https URLs (this one has " + msg + ")"
+			}
+		}
+	}
+	msg = strings.TrimPrefix(msg, "urlnorm: ")
+	if msg == "not an absolute URL" {
+		if u, err := urlnorm.Parse("https://" + raw); err == nil && !strings.HasPrefix(raw, "/") {
+			return msg + "; did you mean " + u.String() + "?"
+		}
+		msg += ": it needs a scheme and a host, like https://example.com/"
+	}
+	return msg
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
 
 	"github.com/godwit-crawler/godwit/internal/datadir"
 	"github.com/godwit-crawler/godwit/internal/frontier"
@@ -37,8 +38,11 @@ type dirStatus struct {
 		Open  int   `json:"open"`  // being written, or left by a crash
 		Bytes int64 `json:"bytes"`
 	} `json:"warc"`
-	// Settings are the stored settings (dotted config-file keys).
+	// Settings are the stored settings (dotted config-file keys), with
+	// the value the crawl runs with for those left at their default;
+	// Defaults lists those.
 	Settings     map[string]string `json:"settings,omitempty"`
+	Defaults     []string          `json:"defaults,omitempty"`
 	settingsYAML string
 	settingsPath string
 }
@@ -74,16 +78,23 @@ func dataStatus(dir string) (dirStatus, error) {
 	}
 	if f != nil {
 		st.Created, st.LastRun = f.Created, &f.LastRun
+		st.settingsPath = d.settingsPath()
+		shown := &f.Settings
+		// The settings a crawl stores keep a zero for "the default"; show
+		// the value it runs with, marked so.
+		if stored, err := f.settings(d.settingsPath()); err == nil {
+			shown, _ = storedSettings(effectiveSettings(stored))
+			markDefaults(shown, &f.Settings, "", &st.Defaults)
+		}
 		st.Settings = map[string]string{}
-		for _, kv := range flattenSettings(&f.Settings) {
+		for _, kv := range flattenSettings(shown) {
 			st.Settings[kv.key] = kv.value
 		}
 		var b strings.Builder
 		enc := yamlEncoder(&b)
-		if err := enc.Encode(&f.Settings); err == nil {
+		if err := enc.Encode(shown); err == nil {
 			st.settingsYAML = b.String()
 		}
-		st.settingsPath = d.settingsPath()
 	}
 	if !st.Running && c.Crawl {
 		if _, err := os.Stat(filepath.Join(d.state(), datadir.StoreDir)); err == nil {
@@ -174,4 +185,27 @@ func indent(w io.Writer, text, prefix string) error {
 		}
 	}
 	return nil
+}
+
+// markDefaults marks "# default" each scalar of shown (the effective
+// settings) whose value differs from the same key's in stored (the zero
+// that means it), and lists their dotted keys in keys.
+func markDefaults(shown, stored *yaml.Node, prefix string, keys *[]string) {
+	for i := 0; i+1 < len(shown.Content); i += 2 {
+		key, val := shown.Content[i].Value, shown.Content[i+1]
+		var old *yaml.Node
+		for j := 0; j+1 < len(stored.Content); j += 2 {
+			if stored.Content[j].Value == key {
+				old = stored.Content[j+1]
+			}
+		}
+		switch {
+		case old == nil:
+		case val.Kind == yaml.MappingNode:
+			markDefaults(val, old, prefix+key+".", keys)
+		case val.Kind == yaml.ScalarNode && old.Kind == yaml.ScalarNode && val.Value != old.Value:
+			val.LineComment = "default"
+			*keys = append(*keys, prefix+key)
+		}
+	}
 }

@@ -60,7 +60,7 @@ still printed; the exit status is then 2.`,
 				line, err := normalizeLine(c, raw, surt)
 				if err != nil {
 					bad++
-					fmt.Fprintf(errOut, "godwit: %v\n", err)
+					fmt.Fprintf(errOut, "godwit: %s\n", userMessage(err))
 					return
 				}
 				fmt.Fprintln(out, line)
@@ -87,7 +87,7 @@ still printed; the exit status is then 2.`,
 func normalizeLine(c *urlnorm.Canonicalizer, raw string, surt bool) (string, error) {
 	u, err := urlnorm.Parse(raw)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%q: %s", raw, urlProblem(raw, err))
 	}
 	if surt {
 		return c.SURT(u), nil

@@ -11,8 +11,11 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,7 +61,16 @@ With no WARC arguments, packages every complete WARC file of the crawl in
 			if title == "" {
 				title = filepath.Base(strings.TrimSuffix(out, ".wacz"))
 			}
-			return writeWACZFile(out, paths, title, time.Now())
+			if err := writeWACZFile(out, paths, title, time.Now()); err != nil {
+				return err
+			}
+			fi, err := os.Stat(out)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "godwit: wrote %s: %d WARC file(s), %s; open it at https://replayweb.page or with godwit replay %s\n",
+				out, len(paths), humanBytes(fi.Size()), out)
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", defaultSettings().Data, "the crawl's data directory (when no WARC files are given)")
@@ -97,7 +109,7 @@ type waczPage struct {
 // writeWACZFile writes the WACZ of the WARC files at paths to out: to a
 // temporary file beside it, synced and renamed, so out is whole or absent.
 func writeWACZFile(out string, paths []string, title string, now time.Time) error {
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".wacz-*")
+	tmp, err := createTemp(filepath.Dir(out), ".wacz-")
 	if err != nil {
 		return err
 	}
@@ -252,4 +264,18 @@ func waczAddFile(zw *zip.Writer, name, path string) (waczResource, error) {
 		return waczResource{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return waczResource{Name: filepath.Base(name), Path: name, Hash: "sha256:" + hex.EncodeToString(h.Sum(nil)), Bytes: n}, nil
+}
+
+// createTemp creates a new file in dir named prefix and a random suffix,
+// like os.CreateTemp, but with the mode of a WARC file (0644 less the
+// umask) rather than 0600: it is renamed to a file others read.
+func createTemp(dir, prefix string) (*os.File, error) {
+	for range 1000 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("cannot create a temporary file in %s", dir)
 }

@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,8 +33,28 @@ func TestExportWACZ(t *testing.T) {
 	crawlInProcess(t, s, web.Seeds())
 
 	out := filepath.Join(t.TempDir(), "crawl.wacz")
-	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", out, "--data", s.Data); code != 0 {
+	said, errOut, code := runCmd(t, "", "export", "wacz", "-o", out, "--data", s.Data)
+	if code != 0 {
 		t.Fatalf("export wacz: exit %d: %s", code, errOut)
+	}
+	warcFiles, _ := filepath.Glob(filepath.Join(s.Data, "warc", "*.warc.gz"))
+	if want := fmt.Sprintf("godwit: wrote %s: %d WARC file(s), ", out, len(warcFiles)); !strings.HasPrefix(said, want) {
+		t.Errorf("export wacz says %q, want a line starting %q", said, want)
+	}
+	// Written readable like the WARC files it packages (0644 less the
+	// umask, the same for both), and so are the CDXJ indexes.
+	warcInfo, err := os.Stat(warcFiles[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	idxFiles, _ := filepath.Glob(filepath.Join(s.Data, "warc", "*.cdxj"))
+	for _, p := range append([]string{out}, idxFiles...) {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != warcInfo.Mode().Perm() {
+			t.Errorf("%s: mode %v (%v), want the WARC files' %v", p, fi.Mode().Perm(), err, warcInfo.Mode().Perm())
+		}
+	}
+	if len(idxFiles) == 0 {
+		t.Error("no CDXJ index beside the WARC files")
 	}
 	zr, err := zip.OpenReader(out)
 	if err != nil {

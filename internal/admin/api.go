@@ -82,6 +82,20 @@ type Status struct {
 	TopHosts []HostRequests `json:"top_hosts"`
 	// Recrawl describes revisiting; nil when the crawl does not recrawl.
 	Recrawl *RecrawlStatus `json:"recrawl,omitempty"`
+	// Processors are the content processors, in the order they run;
+	// absent without any.
+	Processors []ProcessorStatus `json:"processors,omitempty"`
+}
+
+// ProcessorStatus is one content processor in Status.
+type ProcessorStatus struct {
+	Name string `json:"name"`
+	// Broken: its answers broke the protocol and pages go on without it
+	// (until a probe page is answered); Why says how, in words.
+	Broken bool   `json:"broken"`
+	Why    string `json:"why,omitempty"`
+	// Skipped counts the pages that went on without it, broken.
+	Skipped int64 `json:"skipped"`
 }
 
 // RecrawlStatus is Status.Recrawl: how revisits keep the collection

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -35,17 +36,17 @@ type PageQuery struct {
 // Page is GET /api/pages/{id} and an element of GET /api/pages: the
 // page's event (docs/processors.md) with its id.
 type Page struct {
-	ID          uint64            `json:"id"`
-	URL         string            `json:"url"`
-	Status      int               `json:"status"`
-	Time        time.Time         `json:"time"`
-	Depth       int               `json:"depth"`
-	ContentType string            `json:"content_type,omitempty"`
-	Title       string            `json:"title,omitempty"`
-	Digest      string            `json:"digest,omitempty"`
-	SimHash     string            `json:"simhash,omitempty"`
-	WARC        WARCLocation      `json:"warc"`
-	Annotations map[string]string `json:"annotations,omitempty"`
+	ID          uint64                     `json:"id"`
+	URL         string                     `json:"url"`
+	Status      int                        `json:"status"`
+	Time        time.Time                  `json:"time"`
+	Depth       int                        `json:"depth"`
+	ContentType string                     `json:"content_type,omitempty"`
+	Title       string                     `json:"title,omitempty"`
+	Digest      string                     `json:"digest,omitempty"`
+	SimHash     string                     `json:"simhash,omitempty"`
+	WARC        WARCLocation               `json:"warc"`
+	Annotations map[string]json.RawMessage `json:"annotations,omitempty"`
 	// Outlinks is the number of links; GET /api/pages/{id}/links lists
 	// them.
 	Outlinks int      `json:"outlinks"`

@@ -117,13 +117,18 @@ func New(b Backend, o Options) (*Server, error) {
 		{"GET", "/metrics", s.metrics},
 		{"GET", "/{$}", s.index},
 		{"GET", "/static/{path...}", s.static},
-		{"GET", "/debug/pprof/{$}", pprof.Index},
 		{"GET", "/debug/pprof/cmdline", pprof.Cmdline},
 		{"GET", "/debug/pprof/profile", pprof.Profile},
 		{"GET", "/debug/pprof/symbol", pprof.Symbol},
 		{"GET", "/debug/pprof/trace", pprof.Trace},
-		{"GET", "/debug/pprof/{profile}", func(w http.ResponseWriter, r *http.Request) {
-			pprof.Handler(r.PathValue("profile")).ServeHTTP(w, r)
+		// One route for the index (an empty name) and the named
+		// profiles: an OpenAPI path cannot end with a slash.
+		{"GET", "/debug/pprof/{profile...}", func(w http.ResponseWriter, r *http.Request) {
+			if name := r.PathValue("profile"); name != "" {
+				pprof.Handler(name).ServeHTTP(w, r)
+				return
+			}
+			pprof.Index(w, r)
 		}},
 	}
 	s.mux = http.NewServeMux()

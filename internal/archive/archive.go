@@ -461,7 +461,11 @@ func metadataRecord(resp *fetch.Response, respID string, d crawl.Decision, omitt
 		}
 	}
 	for _, a := range d.Annotations {
-		add("annotation", a.Key+"="+a.Value)
+		if a.JSON { // a number, boolean, null, array or object, as compact JSON
+			add("annotation-json", a.Key+"="+a.Value)
+		} else {
+			add("annotation", a.Key+"="+a.Value)
+		}
 	}
 	for i, l := range d.Outlinks {
 		if i == maxOutlinks {

@@ -177,19 +177,21 @@ func (f *File) Close() error {
 // Event is one line of the events file (docs/events.schema.json).
 type Event struct {
 	// ID numbers the page in the store's index (Index); never in a file.
-	ID          uint64            `json:"id,omitempty"`
-	Event       string            `json:"event"` // "page"
-	URL         string            `json:"url"`
-	Status      int               `json:"status"`
-	Time        time.Time         `json:"time"`
-	Depth       int               `json:"depth"`
-	ContentType string            `json:"content_type,omitempty"`
-	Title       string            `json:"title,omitempty"`
-	Digest      string            `json:"digest,omitempty"`
-	SimHash     string            `json:"simhash,omitempty"`
-	WARC        Location          `json:"warc"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Outlinks    []string          `json:"outlinks,omitempty"`
+	ID          uint64    `json:"id,omitempty"`
+	Event       string    `json:"event"` // "page"
+	URL         string    `json:"url"`
+	Status      int       `json:"status"`
+	Time        time.Time `json:"time"`
+	Depth       int       `json:"depth"`
+	ContentType string    `json:"content_type,omitempty"`
+	Title       string    `json:"title,omitempty"`
+	Digest      string    `json:"digest,omitempty"`
+	SimHash     string    `json:"simhash,omitempty"`
+	WARC        Location  `json:"warc"`
+	// Annotations' values are JSON: strings, and the numbers, booleans,
+	// nulls, arrays and objects processors gave.
+	Annotations map[string]json.RawMessage `json:"annotations,omitempty"`
+	Outlinks    []string                   `json:"outlinks,omitempty"`
 }
 
 // Location is where the page's response (or revisit) record is: the WARC
@@ -213,9 +215,13 @@ func Encode(e crawl.PageEvent) Event {
 		ev.SimHash = fmt.Sprintf("%016x", e.SimHash)
 	}
 	if len(e.Annotations) > 0 {
-		ev.Annotations = make(map[string]string, len(e.Annotations))
+		ev.Annotations = make(map[string]json.RawMessage, len(e.Annotations))
 		for _, a := range e.Annotations {
-			ev.Annotations[a.Key] = a.Value
+			if a.JSON {
+				ev.Annotations[a.Key] = json.RawMessage(a.Value)
+			} else {
+				ev.Annotations[a.Key], _ = json.Marshal(a.Value) // a string cannot fail
+			}
 		}
 	}
 	return ev

@@ -87,7 +87,7 @@ func TestFileRotatesAndResumes(t *testing.T) {
 	}
 	e := all[3]
 	if e.Event != "page" || e.SimHash != "0000000000000abc" || e.Digest != "sha1:AAAA" || e.WARC.Offset != 300 ||
-		e.WARC.Length != 99 || e.Annotations["lang"] != "en" || len(e.Outlinks) != 1 || !e.Time.Equal(page(3).Time) {
+		e.WARC.Length != 99 || string(e.Annotations["lang"]) != `"en"` || len(e.Outlinks) != 1 || !e.Time.Equal(page(3).Time) {
 		t.Errorf("event = %+v, not what was written", e)
 	}
 }

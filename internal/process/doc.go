@@ -15,8 +15,11 @@
 // Exec runs an external processor, in any language, as a long-lived child
 // process speaking JSON Lines over stdin and stdout (docs/processors.md):
 // bounded pages in flight, a timeout per page, restart with backoff when
-// the child dies or stops answering. Its Run owns the child; Process may
-// be called concurrently while Run runs.
+// the child dies or stops answering, and a circuit breaker: a child whose
+// lines break the protocol (BreakAfter in a row) is taken as broken, and
+// pages go on without it (ErrBroken, at once) until a probe page is
+// answered. Its Run owns the child; Process may be called concurrently
+// while Run runs.
 //
 // Structured is a built-in processor: JSON-LD and OpenGraph metadata.
 //

@@ -2,12 +2,14 @@ package process
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -36,7 +38,32 @@ type ExecConfig struct {
 	BackoffMin, BackoffMax time.Duration
 	// MaxLine bounds one answer line; default 16 MiB.
 	MaxLine int
-	Logger  *slog.Logger
+	// BreakAfter lines out of protocol in a row (default 3) take the
+	// processor as broken: its circuit breaker opens, and pages go on
+	// without it (Process fails at once with ErrBroken) for OpenFor
+	// (default 30s, doubling with each trip in a row up to OpenMax,
+	// default 10m); then one page is sent as a probe, whose answer closes
+	// the breaker, and whose failure opens it again.
+	BreakAfter       int
+	OpenFor, OpenMax time.Duration
+	// OnBroken, when set, is called (from the goroutine reading the
+	// child) each time the breaker opens, with a *ProtocolError.
+	OnBroken func(error)
+	Logger   *slog.Logger
+}
+
+// ErrBroken: the processor is taken as broken, and the page went on
+// without it.
+var ErrBroken = errors.New("process: processor taken as broken")
+
+// ProtocolError is an external processor's line that is not an answer:
+// Mistake says why, in words ("its answers carry no \"id\"").
+type ProtocolError struct {
+	Processor, Mistake string
+}
+
+func (e *ProtocolError) Error() string {
+	return fmt.Sprintf("processor %s: %s; see docs/processors.md", e.Processor, e.Mistake)
 }
 
 // Exec is an external processor: a long-lived child process that reads
@@ -56,7 +83,23 @@ type Exec struct {
 	stopped bool
 
 	timeouts atomic.Int64 // consecutive
+
+	bmu   sync.Mutex // the breaker; never held with mu
+	bad   int        // lines out of protocol in a row
+	state breaker
+	until time.Time // open: when a probe may go
+	trips int       // in a row, for the cool-down
+	why   string    // the mistake that opened it
+	said  map[string]bool
 }
+
+type breaker int
+
+const (
+	closed breaker = iota
+	open
+	halfOpen
+)
 
 var _ Processor = (*Exec)(nil)
 
@@ -83,7 +126,17 @@ func NewExec(cfg ExecConfig) (*Exec, error) {
 	if cfg.MaxLine == 0 {
 		cfg.MaxLine = 16 << 20
 	}
-	if cfg.InFlight < 0 || cfg.Timeout < 0 || cfg.KillAfter < 0 || cfg.BackoffMin < 0 || cfg.BackoffMax < cfg.BackoffMin || cfg.MaxLine < 0 {
+	if cfg.BreakAfter == 0 {
+		cfg.BreakAfter = 3
+	}
+	if cfg.OpenFor == 0 {
+		cfg.OpenFor = 30 * time.Second
+	}
+	if cfg.OpenMax == 0 {
+		cfg.OpenMax = 10 * time.Minute
+	}
+	if cfg.InFlight < 0 || cfg.Timeout < 0 || cfg.KillAfter < 0 || cfg.BackoffMin < 0 || cfg.BackoffMax < cfg.BackoffMin || cfg.MaxLine < 0 ||
+		cfg.BreakAfter < 0 || cfg.OpenFor < 0 || cfg.OpenMax < cfg.OpenFor {
 		return nil, fmt.Errorf("process: exec %s: negative or inconsistent limits", cfg.Command[0])
 	}
 	if cfg.Logger == nil {
@@ -99,6 +152,7 @@ func NewExec(cfg ExecConfig) (*Exec, error) {
 		log:     cfg.Logger.With("processor", name),
 		sem:     make(chan struct{}, cfg.InFlight),
 		changed: make(chan struct{}),
+		said:    map[string]bool{},
 	}, nil
 }
 
@@ -118,13 +172,40 @@ type Request struct {
 	Body        string              `json:"body,omitempty"`    // UTF-8 HTML
 }
 
-// Answer is one line an external processor writes back.
+// Answer is one line an external processor writes back. Annotation
+// values are any JSON: strings, numbers, booleans, null, arrays, objects.
 type Answer struct {
-	ID          uint64            `json:"id"`
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Links       []string          `json:"links,omitempty"`
-	SkipLinks   bool              `json:"skip_links,omitempty"`
-	Error       string            `json:"error,omitempty"`
+	ID          uint64                     `json:"id"`
+	Annotations map[string]json.RawMessage `json:"annotations,omitempty"`
+	Links       []string                   `json:"links,omitempty"`
+	SkipLinks   bool                       `json:"skip_links,omitempty"`
+	Error       string                     `json:"error,omitempty"`
+}
+
+// reply is what the reader hands the page waiting for an answer.
+type reply struct {
+	a   Answer
+	err error // a *ProtocolError, or ErrBroken
+}
+
+// verdict is the Verdict of a's annotations, links and skip_links.
+func (a Answer) verdict() Verdict {
+	v := Verdict{Links: a.Links, SkipLinks: a.SkipLinks}
+	for k, raw := range a.Annotations {
+		var s string
+		if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '"' && json.Unmarshal(t, &s) == nil {
+			if v.Annotations == nil {
+				v.Annotations = map[string]string{}
+			}
+			v.Annotations[k] = s
+			continue
+		}
+		if v.Values == nil {
+			v.Values = map[string]json.RawMessage{}
+		}
+		v.Values[k] = raw
+	}
+	return v
 }
 
 // errChildGone: the child died with the page in flight.
@@ -134,13 +215,28 @@ var errChildGone = errors.New("child exited")
 // the answer, within the timeout. A page in flight when the child dies
 // is sent once more, to the restarted child, if time remains.
 func (e *Exec) Process(ctx context.Context, p *Page) (Verdict, error) {
+	probe, err := e.admit()
+	if err != nil {
+		return Verdict{}, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
 	defer cancel()
+	v, err := e.process(ctx, p, probe)
+	if probe {
+		e.probed(err)
+	}
+	return v, err
+}
+
+func (e *Exec) process(ctx context.Context, p *Page, probe bool) (Verdict, error) {
 	select {
 	case e.sem <- struct{}{}:
 		defer func() { <-e.sem }()
 	case <-ctx.Done():
 		return Verdict{}, e.timedOut(ctx, "waiting for a slot")
+	}
+	if broken, why := e.Broken(); broken && !probe { // it broke while the page waited
+		return Verdict{}, fmt.Errorf("%w: %s", ErrBroken, why)
 	}
 	req := Request{
 		URL: p.URL, Status: p.Status, ContentType: p.ContentType, Header: p.Header,
@@ -165,8 +261,99 @@ func (e *Exec) Process(ctx context.Context, p *Page) (Verdict, error) {
 			return Verdict{}, fmt.Errorf("process: %s: %s", e.name, a.Error)
 		}
 		e.timeouts.Store(0)
-		return Verdict{Annotations: a.Annotations, Links: a.Links, SkipLinks: a.SkipLinks}, nil
+		return a.verdict(), nil
 	}
+}
+
+// admit says whether a page may go to the child: always while the
+// breaker is closed; once it is open, only one page, the probe, when
+// its cool-down is over.
+func (e *Exec) admit() (probe bool, err error) {
+	e.bmu.Lock()
+	defer e.bmu.Unlock()
+	switch {
+	case e.state == closed:
+		return false, nil
+	case e.state == open && !time.Now().Before(e.until):
+		e.state = halfOpen
+		return true, nil
+	}
+	return false, fmt.Errorf("%w: %s", ErrBroken, e.why)
+}
+
+// probed settles the breaker after the probe: an answer closes it; a
+// failure other than a protocol error (which the reader has already
+// counted) opens it again.
+func (e *Exec) probed(err error) {
+	e.bmu.Lock()
+	defer e.bmu.Unlock()
+	if e.state != halfOpen {
+		return
+	}
+	if err == nil {
+		e.state, e.trips, e.bad = closed, 0, 0
+		e.log.Info("processor answers again: pages are sent to it again")
+		return
+	}
+	e.openLocked()
+}
+
+func (e *Exec) openLocked() {
+	e.state = open
+	e.until = time.Now().Add(min(e.cfg.OpenFor<<min(e.trips, 20), e.cfg.OpenMax))
+	e.trips++
+}
+
+// Broken says whether the processor is taken as broken, and how it
+// erred, in words.
+func (e *Exec) Broken() (bool, string) {
+	e.bmu.Lock()
+	defer e.bmu.Unlock()
+	if e.state == closed {
+		return false, ""
+	}
+	return true, e.why
+}
+
+// answered notes an answer in protocol: the lines out of protocol are no
+// longer in a row.
+func (e *Exec) answered() {
+	e.bmu.Lock()
+	e.bad = 0
+	e.bmu.Unlock()
+}
+
+// misanswered notes a line out of protocol, and says whether the
+// processor is taken as broken (the breaker is not closed). The mistake
+// is logged once, in words, when the breaker first opens for it.
+func (e *Exec) misanswered(perr *ProtocolError) (broken bool) {
+	var opened bool
+	e.bmu.Lock()
+	e.bad++
+	switch {
+	case e.state == halfOpen:
+		opened = true
+	case e.state == closed && e.bad >= e.cfg.BreakAfter:
+		opened = true
+	}
+	if opened {
+		e.why = perr.Mistake
+		e.openLocked()
+	}
+	say := opened && !e.said[perr.Mistake]
+	if say {
+		e.said[perr.Mistake] = true
+	}
+	wait := time.Until(e.until).Round(time.Second)
+	broken = e.state != closed
+	e.bmu.Unlock()
+	if say {
+		e.log.Error(perr.Error(), "then", fmt.Sprintf("pages go on without it; it is tried again with one page in %v", wait))
+	}
+	if opened && e.cfg.OnBroken != nil {
+		e.cfg.OnBroken(perr)
+	}
+	return broken
 }
 
 // ask sends one request line to the current child (waiting for one to run)
@@ -200,8 +387,8 @@ func (e *Exec) ask(ctx context.Context, id uint64, line []byte) (Answer, error) 
 		return Answer{}, e.timedOut(ctx, "sending")
 	}
 	select {
-	case a := <-ch:
-		return a, nil
+	case r := <-ch:
+		return r.a, r.err
 	case <-c.done:
 		return Answer{}, fmt.Errorf("process: %s: %w", e.name, errChildGone)
 	case <-ctx.Done():
@@ -287,7 +474,7 @@ type child struct {
 	err   error // why it exited; read after done
 
 	mu      sync.Mutex
-	pending map[uint64]chan Answer
+	pending map[uint64]chan reply
 }
 
 func (e *Exec) start() (*child, error) {
@@ -311,7 +498,7 @@ func (e *Exec) start() (*child, error) {
 		cmd: cmd, stdin: stdin,
 		lines:   make(chan []byte, e.cfg.InFlight),
 		done:    make(chan struct{}),
-		pending: map[uint64]chan Answer{},
+		pending: map[uint64]chan reply{},
 	}
 	quit := make(chan struct{}) // ends the writer
 	var readers, writer sync.WaitGroup
@@ -347,18 +534,41 @@ func (e *Exec) start() (*child, error) {
 	return c, nil
 }
 
-// read delivers the child's answers until its stdout closes; a line that
-// is not an answer is logged and dropped (its page times out).
+// read delivers the child's answers until its stdout closes. A line that
+// is not an answer is a protocol error, which fails a page at once rather
+// than at its timeout: the page whose id it carries; for a JSON object
+// without an id, the oldest page in flight (the one it most likely
+// answers; it is not taken as its answer, docs/decisions.md). A line that
+// is not JSON fails no page: it may be stray output between answers.
+// BreakAfter of them with no answer in between take the processor as
+// broken; while it is, a line out of protocol fails every page in flight.
 func (e *Exec) read(c *child, stdout io.Reader) {
 	r := bufio.NewReaderSize(stdout, 64<<10)
 	for {
 		line, err := readLine(r, e.cfg.MaxLine)
-		if len(line) > 0 {
-			var a Answer
-			if jerr := json.Unmarshal(line, &a); jerr != nil || a.ID == 0 {
-				e.log.Warn("external processor wrote a line that is not an answer", "line", truncate(line, 200), "err", jerr)
-			} else if ch := c.take(a.ID); ch != nil {
-				ch <- a
+		if len(bytes.TrimSpace(line)) > 0 {
+			a, mistake := parseAnswer(line)
+			switch {
+			case mistake == "":
+				e.answered()
+				if ch := c.take(a.ID); ch != nil {
+					ch <- reply{a: a.Answer}
+				}
+			default:
+				perr := &ProtocolError{Processor: e.name, Mistake: mistake}
+				e.log.Debug("external processor wrote a line that is not an answer", "line", truncate(line, 200), "mistake", mistake)
+				ch := c.take(a.ID)
+				if ch == nil && a.object {
+					ch = c.takeOldest()
+				}
+				if ch != nil {
+					ch <- reply{err: perr}
+				}
+				if e.misanswered(perr) {
+					for _, ch := range c.takeAll() {
+						ch <- reply{err: fmt.Errorf("%w: %s", ErrBroken, mistake)}
+					}
+				}
 			}
 		}
 		if err != nil {
@@ -370,6 +580,38 @@ func (e *Exec) read(c *child, stdout io.Reader) {
 			return
 		}
 	}
+}
+
+// parsed is one line read from a child.
+type parsed struct {
+	Answer
+	object bool // a JSON object
+}
+
+// parseAnswer reads one answer line. A line out of protocol has a
+// mistake, in words (and the id it carries, if any).
+func parseAnswer(line []byte) (parsed, string) {
+	var a Answer
+	err := json.Unmarshal(line, &a)
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te) && te.Field == "id":
+		return parsed{object: true}, fmt.Sprintf(`the "id" of its answers is a JSON %s, not the request's number`, te.Value)
+	case errors.As(err, &te) && te.Field != "":
+		var id struct {
+			ID uint64 `json:"id"`
+		}
+		json.Unmarshal(line, &id)
+		if id.ID == 0 {
+			return parsed{object: true}, `its answers carry no "id"`
+		}
+		return parsed{Answer{ID: id.ID}, true}, fmt.Sprintf("the %q of its answers is a JSON %s, not what the protocol says", te.Field, te.Value)
+	case err != nil:
+		return parsed{}, "its answers are not JSON objects, one a line"
+	case a.ID == 0:
+		return parsed{object: true}, `its answers carry no "id"`
+	}
+	return parsed{a, true}, ""
 }
 
 // readLine reads one line of at most max bytes (without its newline).
@@ -394,8 +636,8 @@ func truncate(b []byte, n int) string {
 	return string(b)
 }
 
-func (c *child) register(id uint64) chan Answer {
-	ch := make(chan Answer, 1)
+func (c *child) register(id uint64) chan reply {
+	ch := make(chan reply, 1)
 	c.mu.Lock()
 	c.pending[id] = ch
 	c.mu.Unlock()
@@ -409,12 +651,41 @@ func (c *child) unregister(id uint64) {
 }
 
 // take removes and returns the waiter of id; nil if it gave up.
-func (c *child) take(id uint64) chan Answer {
+func (c *child) take(id uint64) chan reply {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ch := c.pending[id]
 	delete(c.pending, id)
 	return ch
+}
+
+// takeOldest removes and returns the waiter of the oldest request in
+// flight (ids grow); nil if none waits.
+func (c *child) takeOldest() chan reply {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.pending) == 0 {
+		return nil
+	}
+	oldest := uint64(math.MaxUint64)
+	for id := range c.pending {
+		oldest = min(oldest, id)
+	}
+	ch := c.pending[oldest]
+	delete(c.pending, oldest)
+	return ch
+}
+
+// takeAll removes and returns every waiter.
+func (c *child) takeAll() []chan reply {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]chan reply, 0, len(c.pending))
+	for id, ch := range c.pending {
+		out = append(out, ch)
+		delete(c.pending, id)
+	}
+	return out
 }
 
 func (c *child) exited() bool {

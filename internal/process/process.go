@@ -1,7 +1,10 @@
 package process
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -39,6 +42,11 @@ type Verdict struct {
 	// bytes on one line (longer values are cut, line breaks become
 	// spaces). A key given by two processors keeps the later value.
 	Annotations map[string]string
+	// Values are annotations whose values are JSON other than a string:
+	// numbers, booleans, null, arrays, objects. They are kept as JSON
+	// (compacted, at most MaxValue bytes; a longer one is dropped). A key
+	// in both Annotations and Values keeps the Values one.
+	Values map[string]json.RawMessage
 	// Links are extra URLs to queue, absolute or relative to the page;
 	// they go through the crawl's discovery filters like any link.
 	Links []string
@@ -59,6 +67,9 @@ type Processor interface {
 // Annotation is one annotation of a page.
 type Annotation struct {
 	Key, Value string
+	// JSON says Value is compact JSON (a number, boolean, null, array or
+	// object) rather than text.
+	JSON bool
 }
 
 // Result is what all of a Runner's processors said about a page.
@@ -97,6 +108,7 @@ type entry struct {
 	p         Processor
 	name      string
 	abandoned atomic.Int64 // overrun calls still running
+	broken    atomic.Int64 // pages that went on without it: it was broken
 }
 
 // Outcomes of one processor's call, the label of godwit_processor_calls_total.
@@ -106,6 +118,10 @@ const (
 	outcomePanic   = "panic"
 	outcomeTimeout = "timeout"
 	outcomeBusy    = "busy" // skipped: too many abandoned calls
+	// An external processor wrote a line that is not an answer.
+	outcomeProtocol = "protocol"
+	// Skipped: the processor is taken as broken (its breaker is open).
+	outcomeBroken = "broken"
 )
 
 // NewRunner returns a Runner over procs, which run in this order.
@@ -142,7 +158,7 @@ func (r *Runner) Len() int { return len(r.procs) }
 // It never fails: what a processor could not do is logged and counted.
 func (r *Runner) Run(ctx context.Context, p *Page) Result {
 	var res Result
-	ann := map[string]string{}
+	ann := map[string]Annotation{}
 	for _, e := range r.procs {
 		v, ok := r.call(ctx, e, p)
 		if !ok {
@@ -153,13 +169,25 @@ func (r *Runner) Run(ctx context.Context, p *Page) Result {
 				r.log.Debug("processor annotation key refused", "processor", e.name, "key", k)
 				continue
 			}
-			ann[k] = cleanValue(val)
+			ann[k] = Annotation{Key: k, Value: cleanValue(val)}
+		}
+		for k, val := range v.Values {
+			if !validKey(k) {
+				r.log.Debug("processor annotation key refused", "processor", e.name, "key", k)
+				continue
+			}
+			a, ok := jsonValue(k, val)
+			if !ok {
+				r.log.Debug("processor annotation value refused: not JSON, or over the size limit", "processor", e.name, "key", k)
+				continue
+			}
+			ann[k] = a
 		}
 		res.Links = append(res.Links, v.Links...)
 		res.SkipLinks = res.SkipLinks || v.SkipLinks
 	}
-	for k, v := range ann {
-		res.Annotations = append(res.Annotations, Annotation{k, v})
+	for _, a := range ann {
+		res.Annotations = append(res.Annotations, a)
 	}
 	slices.SortFunc(res.Annotations, func(a, b Annotation) int { return strings.Compare(a.Key, b.Key) })
 	return res
@@ -199,6 +227,15 @@ func (r *Runner) call(ctx context.Context, e *entry, p *Page) (Verdict, bool) {
 			r.observe(e.name, outcomePanic, took)
 			r.log.Error("processor panicked", "processor", e.name, "url", p.URL, "panic", fmt.Sprint(a.panic))
 			return Verdict{}, false
+		case errors.Is(a.err, ErrBroken):
+			// Said once, in words, when the processor was taken as broken.
+			r.observe(e.name, outcomeBroken, 0)
+			e.broken.Add(1)
+			return Verdict{}, false
+		case errors.As(a.err, new(*ProtocolError)):
+			r.observe(e.name, outcomeProtocol, took)
+			r.log.Debug("processor answered out of protocol", "processor", e.name, "url", p.URL, "err", a.err)
+			return Verdict{}, false
 		case a.err != nil:
 			outcome := outcomeError
 			if cctx.Err() != nil && ctx.Err() == nil {
@@ -235,6 +272,33 @@ func validKey(k string) bool {
 	return true
 }
 
+// jsonValue is the annotation k of the JSON value v, compacted (HTML
+// characters unescaped, invalid UTF-8 replaced, numbers as written); a
+// JSON string becomes a text annotation. False when v is not JSON or is
+// over MaxValue bytes compacted.
+func jsonValue(k string, v json.RawMessage) (Annotation, bool) {
+	d := json.NewDecoder(bytes.NewReader(v))
+	d.UseNumber()
+	var x any
+	if err := d.Decode(&x); err != nil || d.More() {
+		return Annotation{}, false
+	}
+	if s, ok := x.(string); ok {
+		return Annotation{Key: k, Value: cleanValue(s)}, true
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(x); err != nil {
+		return Annotation{}, false
+	}
+	out := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	if len(out) > MaxValue {
+		return Annotation{}, false
+	}
+	return Annotation{Key: k, Value: string(out), JSON: true}, true
+}
+
 // cleanValue makes v one line of at most MaxValue bytes of valid UTF-8.
 func cleanValue(v string) string {
 	v = strings.ToValidUTF8(v, "\uFFFD")
@@ -262,7 +326,7 @@ func (r *Runner) RegisterMetrics(reg prometheus.Registerer) error {
 	m := &metrics{
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "godwit_processor_calls_total",
-			Help: "Processor calls by processor and outcome: ok, error, panic, timeout, busy (skipped: too many overrun calls still running).",
+			Help: "Processor calls by processor and outcome: ok, error, panic, timeout, protocol (an answer line out of protocol), busy (skipped: too many overrun calls still running), broken (skipped: taken as broken).",
 		}, []string{"processor", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "godwit_processor_duration_seconds",
@@ -285,7 +349,37 @@ func (r *Runner) observe(name, outcome string, took time.Duration) {
 		return
 	}
 	m.calls.WithLabelValues(name, outcome).Inc()
-	if outcome != outcomeBusy {
+	if outcome != outcomeBusy && outcome != outcomeBroken {
 		m.duration.WithLabelValues(name).Observe(took.Seconds())
 	}
+}
+
+// State is what a Runner says of one of its processors.
+type State struct {
+	Name string
+	// Broken: the processor is taken as broken (an external processor
+	// whose answers are out of protocol), and Why says how, in words.
+	Broken bool
+	Why    string
+	// Skipped counts the pages that went on without it because it was
+	// broken.
+	Skipped int64
+}
+
+// breakable is a processor that can be taken as broken: Exec.
+type breakable interface {
+	Broken() (bool, string)
+}
+
+// States are the runner's processors' states, in order.
+func (r *Runner) States() []State {
+	out := make([]State, 0, len(r.procs))
+	for _, e := range r.procs {
+		s := State{Name: e.name, Skipped: e.broken.Load()}
+		if b, ok := e.p.(breakable); ok {
+			s.Broken, s.Why = b.Broken()
+		}
+		out = append(out, s)
+	}
+	return out
 }

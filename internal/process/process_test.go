@@ -45,7 +45,7 @@ func TestRunnerMergesVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := r.Run(t.Context(), &Page{URL: "http://a.test/"})
-	want := []Annotation{{"lang", "en"}, {"x", "2 lines"}}
+	want := []Annotation{{Key: "lang", Value: "en"}, {Key: "x", Value: "2 lines"}}
 	if len(res.Annotations) != len(want) {
 		t.Fatalf("annotations = %v, want %v", res.Annotations, want)
 	}
@@ -82,7 +82,7 @@ func TestRunnerIsolatesFailures(t *testing.T) {
 	}
 	for range 4 {
 		res := r.Run(t.Context(), &Page{URL: "http://a.test/"})
-		if len(res.Annotations) != 1 || res.Annotations[0] != (Annotation{"ok", "1"}) {
+		if len(res.Annotations) != 1 || res.Annotations[0] != (Annotation{Key: "ok", Value: "1"}) {
 			t.Errorf("annotations = %v, want only ok=1", res.Annotations)
 		}
 	}

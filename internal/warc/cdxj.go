@@ -2,8 +2,11 @@ package warc
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,10 +102,10 @@ func CDXJName(name string) string { return strings.TrimSuffix(name, Ext) + CDXJE
 
 // WriteCDXJFile writes the index of the WARC file at warcPath beside it
 // (CDXJName), whole or not at all: a temporary file ".cdxj-*", fsynced,
-// renamed. Two writers racing on one index both write the same content.
+// renamed; with a WARC file's mode (0644 less the umask). Two writers racing on one index both write the same content.
 func WriteCDXJFile(warcPath string) error {
 	idx := CDXJName(warcPath)
-	tmp, err := os.CreateTemp(filepath.Dir(idx), ".cdxj-*")
+	tmp, err := createTemp(filepath.Dir(idx), ".cdxj-")
 	if err != nil {
 		return fmt.Errorf("warc: cdxj: %w", err)
 	}
@@ -274,4 +277,19 @@ func writeJSONString(b *strings.Builder, s string) {
 		}
 	}
 	b.WriteByte('"')
+}
+
+// createTemp creates a new file in dir named prefix and a random suffix,
+// like os.CreateTemp, but with the mode of a WARC file (0644 less the
+// umask) rather than 0600: it is renamed to a file others read (a CDXJ
+// index beside its WARC file).
+func createTemp(dir, prefix string) (*os.File, error) {
+	for range 1000 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("cannot create a temporary file in %s", dir)
 }

@@ -509,7 +509,7 @@ func (w *Writer) finish() error {
 // writeIndex writes the lines write gives, already sorted, to path, whole
 // or not at all.
 func writeIndex(path string, write func(io.StringWriter) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".cdxj-*")
+	tmp, err := createTemp(filepath.Dir(path), ".cdxj-")
 	if err != nil {
 		return fmt.Errorf("warc: index: %w", err)
 	}
