@@ -894,7 +894,9 @@ func (f *Frontier) finish(b *kv.Batch, ls *lease, t crawl.Task, uk []byte, out c
 	f.dequeued(h, ls.item.key)
 	h.head = nil
 	if out.Disposition == crawl.Retry {
-		t.Attempt++
+		if t.Replay == nil {
+			t.Attempt++
+		} // else the archived response could not be read: fetch it, a first attempt
 		t.Replay = nil
 		rec.depth = t.Depth
 		prio := f.band(rec)
