@@ -123,8 +123,37 @@ type counts struct {
 
 // fpCounter measures the Bloom filter: of the keys the store did not
 // know, how many did the filter wrongly call "maybe seen".
+//
+// A filter cannot forget: a shard a cluster node dropped (moved to
+// another node) leaves its keys in the filter, and when the shard comes
+// back its log brings them again, keys the filter rightly holds and the
+// store no longer does. Those are not the filter's mistakes, and they
+// were 40% of a node's measure after its shards moved away and back, so
+// keys of a shard the filter holds from an earlier ownership (stale) are
+// left out of the measure until the filter is rebuilt from the store.
 type fpCounter struct {
 	falsePositives, trueNegatives uint64
+	stale                         [Shards]bool
+}
+
+// staleMeta is the meta key of the stale shards' bitmap, kept with the
+// filter's snapshot.
+const staleMeta = "bloom-stale"
+
+func (c *fpCounter) encodeStale() []byte {
+	b := make([]byte, Shards/8)
+	for p, s := range c.stale {
+		if s {
+			b[p/8] |= 1 << (p % 8)
+		}
+	}
+	return b
+}
+
+func (c *fpCounter) decodeStale(b []byte) {
+	for p := range c.stale {
+		c.stale[p] = p/8 < len(b) && b[p/8]&(1<<(p%8)) != 0
+	}
 }
 
 func (c fpCounter) rate() float64 {
@@ -318,6 +347,11 @@ func (f *Frontier) loadBloom(expected uint64) error {
 			file.Close()
 			if rerr == nil {
 				f.seen = bl
+				stale, _, err := f.db.Get(metaKey(staleMeta))
+				if err != nil {
+					return err
+				}
+				f.fp.decodeStale(stale)
 			} else {
 				f.log.Warn("seen-set snapshot unreadable; rebuilding", "err", rerr)
 			}
@@ -381,6 +415,7 @@ func (f *Frontier) saveBloom() error {
 		return fmt.Errorf("frontier: seen-set snapshot: %w", err)
 	}
 	b := f.db.NewBatch()
+	b.Set(metaKey(staleMeta), f.fp.encodeStale())
 	b.Set(metaKey("bloom-valid"), []byte{1})
 	return b.Commit(true)
 }
@@ -437,8 +472,10 @@ func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 				}
 				continue
 			}
-			f.fp.falsePositives++
-		} else {
+			if !f.shards.partial || !f.fp.stale[shardOf(l.Host)] {
+				f.fp.falsePositives++
+			}
+		} else if !f.shards.partial || !f.fp.stale[shardOf(l.Host)] {
 			f.fp.trueNegatives++
 		}
 		f.seen.Add([]byte(l.Key))

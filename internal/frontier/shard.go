@@ -339,6 +339,9 @@ func (f *Frontier) dropShard(p uint16) error {
 			delete(f.blocked, name)
 		}
 	}
+	if t.seen > 0 {
+		f.fp.stale[p] = true // its keys stay in the filter
+	}
 	f.counts.seen -= t.seen
 	f.counts.queued -= t.queued
 	f.counts.hosts -= t.hosts

@@ -467,3 +467,55 @@ func FuzzDecodeOutcome(f *testing.F) {
 		}
 	})
 }
+
+// TestSeenFilterMeasureAfterAShardCameBack: a shard dropped and then read
+// again from its log brings back keys the filter holds from before; they
+// are not false positives of the filter, and the measure says so, also
+// after a restart with the filter's snapshot.
+func TestSeenFilterMeasureAfterAShardCameBack(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Open(Options{Dir: dir, Policy: adaptivePolicy(), Partial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	var links []crawl.Link
+	for i := range 200 {
+		links = append(links, link("a.test", i))
+	}
+	p := ShardOf("a.test")
+	if err := f.SetShard(p, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.AddAt(ctx, links, crawl.Position{Shard: p, Seq: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// The shard moves away and comes back: its log is read again.
+	if err := f.SetShard(p, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.DropShard(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.SetShard(p, true); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := f.AddAt(ctx, links, crawl.Position{Shard: p, Seq: 1}); err != nil || n != len(links) {
+		t.Fatalf("AddAt after the shard came back = %d, %v; want %d", n, err, len(links))
+	}
+	if got := f.Stats().BloomFPRate; got > 0.05 {
+		t.Errorf("BloomFPRate = %.2f after a shard came back, want the filter's own (about 0.01)", got)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The filter's snapshot keeps which shards are stale.
+	f, err = Open(Options{Dir: dir, Policy: adaptivePolicy(), Partial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if !f.fp.stale[p] || f.fp.stale[p+1] {
+		t.Errorf("after a restart: shard %d stale %v, shard %d stale %v; want true, false", p, f.fp.stale[p], p+1, f.fp.stale[p+1])
+	}
+}
