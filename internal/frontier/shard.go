@@ -356,6 +356,55 @@ func (f *Frontier) dropShard(p uint16) error {
 	return f.commit(b, nil)
 }
 
+// DropUnowned drops the local state of every shard the frontier does not
+// own, and reports how many had any. A cluster node calls it when it
+// starts: the state its store kept of shards it held before (until it
+// was stopped or killed) is not its own until it takes them again, when
+// it reads them from their snapshots and logs; kept, it would count as
+// this node's queue (a node started on a finished crawl reported URLs
+// left queued) and keep the node from ever being quiet.
+func (f *Frontier) DropUnowned() (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return 0, errClosed
+	}
+	if !f.shards.partial {
+		return 0, errNotPartial
+	}
+	n := 0
+	for p := range uint16(Shards) {
+		if f.shards.owns(p) {
+			continue
+		}
+		lo, hi := shardRange(tagHost, p)
+		it, err := f.db.Scan(lo, hi)
+		if err != nil {
+			return n, err
+		}
+		has := it.Valid()
+		if err := it.Close(); err != nil {
+			return n, err
+		}
+		if !has {
+			if a, err := f.applied(p); err != nil || a == 0 {
+				if err != nil {
+					return n, err
+				}
+				continue
+			}
+		}
+		if err := f.dropShard(p); err != nil {
+			return n, err
+		}
+		n++
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	return n, f.db.Sync()
+}
+
 // snapshotMagic starts a shard snapshot (after zstd decompression).
 const snapshotMagic = "godwit-shard\x01"
 

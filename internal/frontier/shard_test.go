@@ -519,3 +519,54 @@ func TestSeenFilterMeasureAfterAShardCameBack(t *testing.T) {
 		t.Errorf("after a restart: shard %d stale %v, shard %d stale %v; want true, false", p, f.fp.stale[p], p+1, f.fp.stale[p+1])
 	}
 }
+
+// TestDropUnowned: a partial frontier opened again holds the state of
+// shards it owned before; DropUnowned drops it (nothing queued, nothing
+// seen) and keeps the shards it owns now.
+func TestDropUnowned(t *testing.T) {
+	dir := t.TempDir()
+	ctx := t.Context()
+	f, err := Open(Options{Dir: dir, Policy: adaptivePolicy(), Partial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := ShardOf("a.test"), ShardOf("b.test")
+	if a == b {
+		t.Fatal("a.test and b.test share a shard")
+	}
+	for _, h := range []string{"a.test", "b.test"} {
+		p := ShardOf(h)
+		if err := f.SetShard(p, true); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.AddAt(ctx, []crawl.Link{link(h, 1), link(h, 2)}, crawl.Position{Shard: p, Seq: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err = Open(Options{Dir: dir, Policy: adaptivePolicy(), Partial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.SetShard(b, true); err != nil {
+		t.Fatal(err)
+	}
+	if s := f.Stats(); s.Queued != 4 {
+		t.Fatalf("reopened: %d queued, want the 4 of before", s.Queued)
+	}
+	if n, err := f.DropUnowned(); err != nil || n != 1 {
+		t.Fatalf("DropUnowned() = %d, %v; want 1 (shard %d)", n, err, a)
+	}
+	if s := f.Stats(); s.Queued != 2 || s.Hosts != 1 || s.Seen != 2 {
+		t.Errorf("after DropUnowned: %d queued, %d hosts, %d seen; want b.test's 2, 1, 2", s.Queued, s.Hosts, s.Seen)
+	}
+	if seq, err := f.Applied(a); err != nil || seq != 0 {
+		t.Errorf("Applied(%d) = %d, %v after the drop; want 0", a, seq, err)
+	}
+	if n, err := f.DropUnowned(); err != nil || n != 0 {
+		t.Errorf("DropUnowned() again = %d, %v; want 0", n, err)
+	}
+}
