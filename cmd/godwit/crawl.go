@@ -139,20 +139,22 @@ type crawlResult struct {
 }
 
 // startAdmin serves the admin API, dashboard and metrics of a crawl on
-// s.Admin until stop is called. Metrics are registered on a registry of
-// this crawl's own. A default address that is taken (another crawl on the
-// machine) only costs a warning; an address the operator asked for must
-// work.
+// s.Admin until stop is called, and returns the address it listens on
+// ("" for none). Metrics are registered on a registry of this crawl's
+// own. When the default address is taken (another crawl on the machine:
+// three cluster nodes on one machine) the server listens on a free
+// loopback port instead, and says which; an address the operator asked
+// for must work.
 func startAdmin(ctx context.Context, s crawlSettings, b *backend, log *slog.Logger,
-	register ...func(prometheus.Registerer) error) (stop func(), err error) {
+	register ...func(prometheus.Registerer) error) (stop func(), addr string, err error) {
 	if s.Admin == "" || s.Admin == "off" {
-		return func() {}, nil
+		return func() {}, "", nil
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, r := range register {
 		if err := r(reg); err != nil {
-			return nil, failure{fmt.Errorf("metrics: %w", err)}
+			return nil, "", failure{fmt.Errorf("metrics: %w", err)}
 		}
 	}
 	srv, err := admin.New(b, admin.Options{
@@ -163,15 +165,21 @@ func startAdmin(ctx context.Context, s crawlSettings, b *backend, log *slog.Logg
 		Logger:  log,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("--admin: %w", err)
+		return nil, "", fmt.Errorf("--admin: %w", err)
 	}
 	ln, err := net.Listen("tcp", s.Admin)
 	if err != nil {
 		if s.adminExplicit || s.Admin != defaultAdmin {
-			return nil, fmt.Errorf("--admin %s: %w", s.Admin, err)
+			return nil, "", fmt.Errorf("--admin %s: %w", s.Admin, err)
 		}
-		log.Warn("admin API and dashboard not served: the default address is taken (another crawl?); use --admin ADDR", "addr", s.Admin, "err", err)
-		return func() {}, nil
+		taken := err
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			log.Warn("admin API and dashboard not served: the default address is taken (another crawl?) and no other port is free; use --admin ADDR",
+				"addr", s.Admin, "err", errors.Join(taken, err))
+			return func() {}, "", nil
+		}
+		log.Info("the default admin address is taken (another crawl?): serving on a free port instead; --admin ADDR chooses one",
+			"default", s.Admin, "addr", ln.Addr().String())
 	}
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
@@ -191,7 +199,7 @@ func startAdmin(ctx context.Context, s crawlSettings, b *backend, log *slog.Logg
 			cancel()
 			<-done
 		})
-	}, nil
+	}, ln.Addr().String(), nil
 }
 
 // runCrawl runs one crawl to its end in s.Data, resuming the crawl there
@@ -402,13 +410,19 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	be := newBackend(c, fr, arch, ccfg.URL)
 	be.pages = pages
 	be.cluster = cn
-	stopAdmin, err := startAdmin(ctx, s, be, log, metrics...)
+	stopAdmin, adminAddr, err := startAdmin(ctx, s, be, log, metrics...)
 	if err != nil {
+		if cn != nil {
+			cn.stop()
+		}
 		arch.Close()
 		fr.Close()
 		return res, err
 	}
 	defer stopAdmin()
+	if cn != nil {
+		cn.admin.Store(adminAddr) // as the server listens: the default's port may have been taken
+	}
 	log.Info("crawl starting", "resumed", resume, "seeds", len(seeds), "queued", fr.Stats().Queued,
 		"data", s.Data, "delay", s.Delay, "workers", s.Workers, "scope", s.Scope, "user_agent", s.userAgent())
 
