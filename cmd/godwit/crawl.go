@@ -64,21 +64,37 @@ few seconds, the WARC is flushed, exit status 0).`,
 			if err != nil {
 				return err
 			}
-			if _, err := os.Stat(s.Data); len(seeds) == 0 && s.Cluster.URL == "" && (s.Fresh || errors.Is(err, fs.ErrNotExist)) {
+			_, statErr := os.Stat(s.Data)
+			created := errors.Is(statErr, fs.ErrNotExist) // this run makes the directory
+			if len(seeds) == 0 && s.Cluster.URL == "" && (s.Fresh || created) {
+				if !created {
+					// Another crawl's directory is refused as such,
+					// seeds or not.
+					if err := checkNotBusy(s.Data); err != nil {
+						return err
+					}
+				}
 				return errNoSeeds // nothing to resume: touch nothing
 			}
 			d, err := lockData(s.Data)
 			if err != nil {
 				return err
 			}
+			var discard bool // the new crawl fetched nothing: keep nothing of it
 			defer func() {
 				if err := d.close(); err != nil {
 					log.Warn("closing the data directory", "err", err)
+				}
+				if discard {
+					d.discard(created)
 				}
 			}()
 			resume, err := d.prepare(s.Fresh)
 			if err != nil {
 				return err
+			}
+			if d.deleted != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "godwit: --fresh: deleted %s\n", d.deleted)
 			}
 			if resume {
 				merge := func(base crawlSettings) (crawlSettings, error) { return flags.settingsOver(base, cmd.Flags(), args) }
@@ -115,7 +131,14 @@ few seconds, the WARC is flushed, exit status 0).`,
 			}
 			printSummary(cmd.OutOrStdout(), res)
 			if !res.Interrupted && res.Seeds.AllFailed() {
-				return nothingFetched{errors.New(seedFailures(res.Seeds))}
+				msg := seedFailures(res.Seeds)
+				if !resume && s.Cluster.URL == "" {
+					// A first run that fetched nothing leaves nothing
+					// behind: the same command again starts afresh.
+					discard = true
+					msg += fmt.Sprintf("; nothing was kept in %s", s.Data)
+				}
+				return nothingFetched{errors.New(msg)}
 			}
 			return nil
 		},
@@ -136,6 +159,10 @@ type crawlResult struct {
 	Dedup       archive.Stats
 	Store       *storeResult // nil without --store
 	Seeds       crawl.SeedReport
+	Data        string // the data directory
+	// MaxPages is --max-pages; BudgetSpent says the run used all of it.
+	MaxPages    int64
+	BudgetSpent bool
 }
 
 // startAdmin serves the admin API, dashboard and metrics of a crawl on
@@ -442,6 +469,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		clusterErr = cn.stop()
 	}
 	res.Stats = c.Stats()
+	res.Data, res.MaxPages, res.BudgetSpent = s.Data, s.MaxPages, c.BudgetSpent()
 	res.Dedup = arch.Stats()
 	res.Seeds = c.Seeds()
 	// Shutdown order: the archive (its records are what the state points
@@ -486,7 +514,24 @@ func printSummary(w io.Writer, r crawlResult) {
 	if r.Resumed {
 		verb = "resumed and " + verb
 	}
-	fmt.Fprintf(w, "godwit: crawl %s in %s\n", verb, s.Elapsed.Round(time.Millisecond))
+	switch {
+	case r.BudgetSpent && !r.Interrupted:
+		left := ""
+		if q := s.Frontier.Queued; q > 0 {
+			left = fmt.Sprintf("; %d URLs left queued: run it again for up to %d more", q, r.MaxPages)
+		}
+		verb = "stopped at its page budget"
+		if r.Resumed {
+			verb = "resumed and " + verb
+		}
+		fmt.Fprintf(w, "godwit: crawl %s (--max-pages %d) in %s%s\n", verb, r.MaxPages, s.Elapsed.Round(time.Millisecond), left)
+	default:
+		fmt.Fprintf(w, "godwit: crawl %s in %s\n", verb, s.Elapsed.Round(time.Millisecond))
+	}
+	if r.Resumed && !r.Interrupted && s.Frontier.Queued == 0 && s.Pages+s.Redirects+s.RobotsFetches+s.SitemapFetches+s.Requisites == 0 {
+		// Run again on a finished crawl: say so before the zeros.
+		fmt.Fprintf(w, "  nothing to do: the crawl in %s had finished, no URL left queued; --fresh starts it over, new seeds add to it\n", r.Data)
+	}
 	fmt.Fprintf(w, "  pages       %d fetched (%.1f/s), %d not modified, %d truncated; %s received in all\n",
 		s.Pages, s.PagesPerSecond(), s.NotModified, s.Truncated, humanBytes(s.Bytes))
 	fmt.Fprintf(w, "  redirects   %d fetched\n", s.Redirects)
@@ -547,7 +592,7 @@ func seedFailures(r crawl.SeedReport) string {
 	}
 	reasons := slices.Sorted(maps.Keys(byReason))
 	parts := make([]string, 0, len(reasons))
-	private := false
+	private, answered := false, false
 	for _, why := range reasons {
 		urls := byReason[why]
 		slices.Sort(urls)
@@ -557,13 +602,19 @@ func seedFailures(r crawl.SeedReport) string {
 		}
 		parts = append(parts, list+": "+why)
 		private = private || strings.HasPrefix(why, "address refused by the SSRF guard")
+		answered = answered || strings.Contains(why, "HTTP status") || strings.Contains(why, "disallows")
 	}
 	msg := "nothing fetched: every seed failed: " + strings.Join(parts, "; ")
 	if r.Unwatched > 0 {
 		msg = fmt.Sprintf("nothing fetched: no host answered; of the first %d seeds: %s", r.Seeds, strings.Join(parts, "; "))
 	}
-	if private {
+	switch {
+	case private:
 		msg += "; use --allow-private to crawl private or loopback addresses"
+	case !answered:
+		// No server answered at all: perhaps no network (a first run on
+		// a laptop offline, in a container).
+		msg += `; no network? "godwit demo" crawls a simulated web on this machine (README: "Try it offline")`
 	}
 	return msg
 }

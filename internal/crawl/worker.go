@@ -83,6 +83,12 @@ func (c *Crawler) takePage() bool {
 	return n <= c.cfg.MaxPages
 }
 
+// BudgetSpent reports whether the crawl used its whole page budget
+// (Config.MaxPages): a crawl that ends so has not run out of URLs.
+func (c *Crawler) BudgetSpent() bool {
+	return c.cfg.MaxPages > 0 && c.budget.Load() >= c.cfg.MaxPages
+}
+
 func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error) {
 	req := fetch.Request{URL: t.URL}
 	if !t.Validators.IsZero() {
