@@ -432,3 +432,4 @@ func TestScopeDecisionLogged(t *testing.T) {
 		}
 	}
 }
+
