@@ -432,4 +432,3 @@ func TestScopeDecisionLogged(t *testing.T) {
 		}
 	}
 }
-
