@@ -66,6 +66,7 @@ type Frontier struct {
 	// cycle (hostRecord.capacity): requests per second.
 	hostCapacity float64
 	fp           fpCounter
+	expectedURLs uint64 // Options.ExpectedURLs: sizes a rebuilt filter
 	// shards: which shards this frontier owns (see shard.go); all of
 	// them unless Options.Partial.
 	shards  shardSet
@@ -259,6 +260,7 @@ func Open(o Options) (*Frontier, error) {
 		policy:       o.Policy,
 		agent:        o.Agent,
 		leaseTimeout: o.LeaseTimeout,
+		expectedURLs: o.ExpectedURLs,
 		log:          o.Logger,
 		now:          o.Now,
 		jitter:       o.Rand,
@@ -366,15 +368,26 @@ func (f *Frontier) loadBloom(expected uint64) error {
 			return nil
 		}
 	}
-	f.seen = dedup.NewBloom(max(expected, f.counts.seen*2), 10)
+	return f.rebuildBloom(expected)
+}
+
+// rebuildBloom makes the filter anew from the url table: it then holds
+// exactly the keys the store knows, none stale. f.mu must be held (or
+// the frontier not yet shared).
+func (f *Frontier) rebuildBloom(expected uint64) error {
+	seen := dedup.NewBloom(max(expected, f.counts.seen*2), 10)
 	it, err := f.db.Scan([]byte{tagURL}, []byte{tagURL + 1})
 	if err != nil {
 		return err
 	}
 	for ; it.Valid(); it.Next() {
-		f.seen.Add(it.Key()[3:])
+		seen.Add(it.Key()[3:])
 	}
-	return it.Close()
+	if err := it.Close(); err != nil {
+		return err
+	}
+	f.seen, f.fp.stale = seen, [Shards]bool{}
+	return nil
 }
 
 // Close saves the Bloom filter snapshot and closes the store. The

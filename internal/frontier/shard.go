@@ -357,7 +357,8 @@ func (f *Frontier) dropShard(p uint16) error {
 }
 
 // DropUnowned drops the local state of every shard the frontier does not
-// own, and reports how many had any. A cluster node calls it when it
+// own, and reports how many had any; the seen-set filter is then made
+// anew from what is left. A cluster node calls it when it
 // starts: the state its store kept of shards it held before (until it
 // was stopped or killed) is not its own until it takes them again, when
 // it reads them from their snapshots and logs; kept, it would count as
@@ -402,7 +403,12 @@ func (f *Frontier) DropUnowned() (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	return n, f.db.Sync()
+	if err := f.db.Sync(); err != nil {
+		return n, err
+	}
+	// The filter sheds the dropped shards' keys: it holds what the
+	// store does, and measures its false positives on every shard again.
+	return n, f.rebuildBloom(f.expectedURLs)
 }
 
 // snapshotMagic starts a shard snapshot (after zstd decompression).

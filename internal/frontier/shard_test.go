@@ -569,4 +569,15 @@ func TestDropUnowned(t *testing.T) {
 	if n, err := f.DropUnowned(); err != nil || n != 0 {
 		t.Errorf("DropUnowned() again = %d, %v; want 0", n, err)
 	}
+	// The filter forgot the dropped keys: they are new again, not false
+	// positives, and the dropped shard counts in the measure again.
+	if f.fp.stale[a] {
+		t.Errorf("shard %d stale after DropUnowned rebuilt the filter", a)
+	}
+	if n, err := f.AddAt(ctx, []crawl.Link{link("a.test", 1), link("a.test", 2)}, crawl.Position{Shard: a, Seq: 1}); err != nil || n != 2 {
+		t.Fatalf("AddAt(dropped keys) = %d, %v; want 2", n, err)
+	}
+	if fp := f.fp; fp.falsePositives != 0 || fp.trueNegatives != 2 {
+		t.Errorf("filter measure after the drop: %d false positives, %d true negatives; want 0, 2", fp.falsePositives, fp.trueNegatives)
+	}
 }
