@@ -324,6 +324,7 @@ func (cn *clusterNode) start(seeds []string, c *crawl.Crawler, finish func()) {
 	cn.wg.Go(func() { cn.applyChanges(ctx) })
 	cn.wg.Go(func() { cn.syncSeeds(ctx, seeds, c) })
 	cn.wg.Go(func() { cn.report(ctx, c, finish) })
+	cn.wg.Go(func() { cn.keepTally(ctx) })
 }
 
 // applyChanges makes the cluster.Node follow the shards jetstream.Node
@@ -525,9 +526,6 @@ func (cn *clusterNode) report(ctx context.Context, c *crawl.Crawler, finish func
 				cn.log.Warn("cluster: status not reported", "err", err)
 			}
 		}
-		if err := cn.writeTally(ctx); err != nil && ctx.Err() == nil {
-			cn.log.Warn("cluster: tally not written", "err", err)
-		}
 		if cn.ends && cn.js.IsLeader() {
 			if err := check.step(ctx, cn); err != nil && ctx.Err() == nil {
 				cn.log.Warn("cluster: end check", "err", err)
@@ -555,14 +553,44 @@ func requests(cs crawl.Stats) int64 {
 	return cs.Pages + cs.Redirects + cs.RobotsFetches + cs.SitemapFetches + cs.Requisites
 }
 
-// writeTally stores the node's tally: its earlier runs' and this one's
-// so far.
-func (cn *clusterNode) writeTally(ctx context.Context) error {
-	if cn.crawler == nil {
-		return nil
+// tallyEvery is how often a node's tally is written when it changed: a
+// node killed loses what it did since (and its fetches in flight).
+const tallyEvery = 250 * time.Millisecond
+
+// keepTally writes the node's tally whenever it changed, every
+// tallyEvery, until ctx ends (stop writes the last one).
+func (cn *clusterNode) keepTally(ctx context.Context) {
+	t := time.NewTicker(tallyEvery)
+	defer t.Stop()
+	var written nodeTally
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := cn.tally()
+		if now == written {
+			continue
+		}
+		if err := cn.writeTally(ctx, now); err != nil {
+			if ctx.Err() == nil {
+				cn.log.Warn("cluster: tally not written", "err", err)
+			}
+			continue
+		}
+		written = now
 	}
+}
+
+// tally is the node's tally now: its earlier runs' and this one's so far.
+func (cn *clusterNode) tally() nodeTally {
 	cs := cn.crawler.Stats()
-	b, err := json.Marshal(nodeTally{Pages: cn.before.Pages + cs.Pages, Requests: cn.before.Requests + requests(cs)})
+	return nodeTally{Pages: cn.before.Pages + cs.Pages, Requests: cn.before.Requests + requests(cs)}
+}
+
+func (cn *clusterNode) writeTally(ctx context.Context, t nodeTally) error {
+	b, err := json.Marshal(t)
 	if err != nil {
 		return err
 	}
@@ -692,7 +720,10 @@ func (cn *clusterNode) stop() error {
 	}
 	cn.wg.Wait()
 	// The crawler has stopped: its counts are final.
-	err = errors.Join(err, cn.writeTally(ctx), cn.js.Leave(ctx), cn.node.Close())
+	if cn.crawler != nil {
+		err = errors.Join(err, cn.writeTally(ctx, cn.tally()))
+	}
+	err = errors.Join(err, cn.js.Leave(ctx), cn.node.Close())
 	cn.js.Close()
 	cn.nc.Close()
 	return err

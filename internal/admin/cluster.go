@@ -63,7 +63,8 @@ type ClusterNode struct {
 // crawl's: those of every node that took part (Nodes), over all its
 // runs, live, gone or dead, from the tallies the nodes keep in the
 // crawl's shared state (a node killed loses what it did since its last
-// tally, a tick at most). The rest are the live nodes'.
+// tally, 250 ms at most, and its fetches in flight). The rest are the
+// live nodes'.
 type ClusterTotals struct {
 	Pages          int64   `json:"pages"`
 	Requests       int64   `json:"requests"`
