@@ -42,9 +42,10 @@ type Member struct {
 // answer of the server, and not with a KV key listing: a listing is a
 // consumer that skips a key rewritten while it runs (the message it was
 // to deliver is gone, its successor comes after the listing's end), so a
-// member renewing its key at that moment was missing from it, and the
-// leader, whose own renewal runs beside its rebalance, took its shards
-// away from itself and back a tick later.
+// member writing its key at that moment (at each renewal, and at each
+// status report, Report) was missing from it, and the leader, whose own
+// writes run beside its rebalance, took its shards away from itself and
+// back a tick later.
 func (n *Node) Members(ctx context.Context) ([]Member, error) {
 	ctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
 	defer cancel()
