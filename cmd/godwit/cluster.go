@@ -185,11 +185,15 @@ type clusterNode struct {
 	// ends says whether the crawl can end (not a continuous one); admin
 	// is this node's admin API address, for the status pages.
 	ends  bool
-	admin string
+	admin atomic.Value // string: set once the admin server listens
 
 	seedsQueued atomic.Int64  // of the crawl's seeds, those this node has queued
 	seedsSynced chan struct{} // closed once this node's own seeds are in the crawl's list
 	started     time.Time
+	// before is this node's tally of its earlier runs; crawler is this
+	// run's, once started (its counts are added to before).
+	before  nodeTally
+	crawler *crawl.Crawler
 
 	changes changeQueue
 	cancel  context.CancelFunc
@@ -238,9 +242,6 @@ func joinCluster(ctx context.Context, s crawlSettings, fr *frontier.Frontier, ws
 	}
 	cn := &clusterNode{nc: nc, log: log.With("node", c.Node), tick: ttl / 5, ends: !s.Continuous,
 		seedsSynced: make(chan struct{}), started: time.Now()}
-	if s.Admin != "off" {
-		cn.admin = s.Admin
-	}
 	cn.changes.signal = make(chan struct{}, 1)
 	jn, err := jetstream.Open(ctx, nc, jetstream.Config{
 		Crawl: c.Crawl, Node: c.Node, Replicas: max(c.Replicas, 1),
@@ -261,6 +262,13 @@ func joinCluster(ctx context.Context, s crawlSettings, fr *frontier.Frontier, ws
 		return nil, failure{err}
 	}
 	cn.js = jn
+	if b, err := jn.Tally(ctx); err != nil {
+		jn.Close()
+		nc.Close()
+		return nil, failure{err}
+	} else if b != nil {
+		_ = json.Unmarshal(b, &cn.before) // an unreadable tally counts from zero
+	}
 	// Shard snapshots go to the object store with the WARC files, or,
 	// without one, to the crawl's JetStream object store.
 	var blobs jetstream.Blobs
@@ -271,10 +279,21 @@ func joinCluster(ctx context.Context, s crawlSettings, fr *frontier.Frontier, ws
 		nc.Close()
 		return nil, failure{err}
 	}
+	// What the store kept of shards this node held before it stopped is
+	// not its own now: read again from their snapshots and logs if it
+	// takes them again (frontier.DropUnowned).
+	if n, err := fr.DropUnowned(); err != nil {
+		jn.Close()
+		nc.Close()
+		return nil, failure{err}
+	} else if n > 0 {
+		log.Info("cluster: dropped this node's earlier state of shards it may not own now", "shards", n)
+	}
 	cn.node, err = cluster.NewNode(cluster.NodeConfig{
 		Name: c.Node, Shards: fr, Log: jn.ShardLog(),
 		EncodeOutcome: frontier.EncodeOutcome, DecodeOutcome: frontier.DecodeOutcome,
 		Owns:           func(p int) bool { _, ok := jn.Owns(p); return ok },
+		Revoked:        jn.Revoked,
 		Snapshots:      jn.Snapshots(blobs),
 		SnapshotEvents: c.SnapshotEvents,
 		Logger:         log,
@@ -295,6 +314,7 @@ func joinCluster(ctx context.Context, s crawlSettings, fr *frontier.Frontier, ws
 func (cn *clusterNode) start(seeds []string, c *crawl.Crawler, finish func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cn.cancel = cancel
+	cn.crawler = c
 	cn.wg.Go(func() {
 		if err := cn.js.Run(ctx); err != nil && ctx.Err() == nil {
 			cn.log.Error("cluster membership stopped", "err", err)
@@ -304,6 +324,7 @@ func (cn *clusterNode) start(seeds []string, c *crawl.Crawler, finish func()) {
 	cn.wg.Go(func() { cn.applyChanges(ctx) })
 	cn.wg.Go(func() { cn.syncSeeds(ctx, seeds, c) })
 	cn.wg.Go(func() { cn.report(ctx, c, finish) })
+	cn.wg.Go(func() { cn.keepTally(ctx) })
 }
 
 // applyChanges makes the cluster.Node follow the shards jetstream.Node
@@ -518,11 +539,70 @@ func (cn *clusterNode) report(ctx context.Context, c *crawl.Crawler, finish func
 	}
 }
 
+// nodeTally is what a node has done for the crawl over all its runs,
+// kept in the crawl's control bucket (jetstream.Node.WriteTally) after
+// the node is gone: the crawl's totals add up every node's.
+type nodeTally struct {
+	Pages    int64 `json:"pages"`
+	Requests int64 `json:"requests"`
+}
+
+// requests counts every answer of a run: pages, redirects, robots.txt,
+// sitemaps, requisites.
+func requests(cs crawl.Stats) int64 {
+	return cs.Pages + cs.Redirects + cs.RobotsFetches + cs.SitemapFetches + cs.Requisites
+}
+
+// tallyEvery is how often a node's tally is written when it changed: a
+// node killed loses what it did since (and its fetches in flight).
+const tallyEvery = 250 * time.Millisecond
+
+// keepTally writes the node's tally whenever it changed, every
+// tallyEvery, until ctx ends (stop writes the last one).
+func (cn *clusterNode) keepTally(ctx context.Context) {
+	t := time.NewTicker(tallyEvery)
+	defer t.Stop()
+	var written nodeTally
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := cn.tally()
+		if now == written {
+			continue
+		}
+		if err := cn.writeTally(ctx, now); err != nil {
+			if ctx.Err() == nil {
+				cn.log.Warn("cluster: tally not written", "err", err)
+			}
+			continue
+		}
+		written = now
+	}
+}
+
+// tally is the node's tally now: its earlier runs' and this one's so far.
+func (cn *clusterNode) tally() nodeTally {
+	cs := cn.crawler.Stats()
+	return nodeTally{Pages: cn.before.Pages + cs.Pages, Requests: cn.before.Requests + requests(cs)}
+}
+
+func (cn *clusterNode) writeTally(ctx context.Context, t nodeTally) error {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	return cn.js.WriteTally(ctx, b)
+}
+
 // stats are this node's status now. The end check's round is read
 // before the node looks at itself, so that the report is newer than the
 // round.
 func (cn *clusterNode) stats(ctx context.Context, c *crawl.Crawler) nodeStats {
-	st := nodeStats{Started: cn.started, Admin: cn.admin}
+	st := nodeStats{Started: cn.started}
+	st.Admin, _ = cn.admin.Load().(string)
 	if cn.ends {
 		round, err := cn.js.EndRound(ctx)
 		if err == nil {
@@ -537,7 +617,7 @@ func (cn *clusterNode) stats(ctx context.Context, c *crawl.Crawler) nodeStats {
 	}
 	cs := c.Stats()
 	st.Pages = cs.Pages
-	st.Requests = cs.Pages + cs.Redirects + cs.RobotsFetches + cs.SitemapFetches + cs.Requisites
+	st.Requests = requests(cs)
 	st.PagesPerSecond = c.Activity().Pages1m
 	st.Queued, st.InFlight = cs.Frontier.Queued, cs.Frontier.InFlight
 	st.Shards = len(cn.node.Owned())
@@ -639,6 +719,10 @@ func (cn *clusterNode) stop() error {
 		cn.cancel()
 	}
 	cn.wg.Wait()
+	// The crawler has stopped: its counts are final.
+	if cn.crawler != nil {
+		err = errors.Join(err, cn.writeTally(ctx, cn.tally()))
+	}
 	err = errors.Join(err, cn.js.Leave(ctx), cn.node.Close())
 	cn.js.Close()
 	cn.nc.Close()

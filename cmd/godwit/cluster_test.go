@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/godwit-crawler/godwit/internal/admin"
 	"github.com/godwit-crawler/godwit/internal/blobtest"
+	"github.com/godwit-crawler/godwit/internal/cluster"
 	"github.com/godwit-crawler/godwit/internal/cluster/jetstream"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
 	"github.com/godwit-crawler/godwit/internal/warc"
@@ -188,11 +190,28 @@ func TestClusterCrawl(t *testing.T) {
 			t.Errorf("node %d wrote no WARC file:\n%s", i+1, &nodes[i].stderr)
 		}
 	}
+	// A healthy run warns of nothing (a replay of a page another node
+	// fetched used to: its WARC file is not here).
+	for i, p := range nodes {
+		for line := range strings.Lines(p.stderr.String()) {
+			if strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") {
+				t.Errorf("node %d: %s", i+1, line)
+			}
+		}
+	}
+	// The status's totals are the crawl's, as the web counts them, with
+	// every node gone.
+	if st.Totals.Requests != int64(r.Requests) || st.Totals.Nodes != 3 || len(st.Nodes) != 0 {
+		t.Errorf("after the end: totals %+v on %d live nodes; want fakeweb's %d requests by 3 nodes", st.Totals, len(st.Nodes), r.Requests)
+	}
 	// A node started again on a finished crawl has nothing to do.
 	again := startCrawlBinary(t, clusterArgs(nats, "c1", "n2", dirs[1], web)...)
 	waitEnded(t, web, 30*time.Second, again)
 	if n := fetchReport(t, web, "20ms").Requests; n != r.Requests {
 		t.Errorf("a node joining the finished crawl made %d requests", n-r.Requests)
+	}
+	if n := clusterStatus(t, nats, "c1").Totals.Requests; n != int64(r.Requests) {
+		t.Errorf("after a node started again on the finished crawl: %d requests in the totals, want %d", n, r.Requests)
 	}
 }
 
@@ -263,6 +282,23 @@ func TestClusterNodeKilled(t *testing.T) {
 	} else if v := runBinary(t, append([]string{"warc", "verify"}, files...)...); v.code != 0 {
 		t.Errorf("godwit warc verify of the files in the bucket: exit %d\n%s\n%s", v.code, v.stdout, v.stderr)
 	}
+}
+
+// observeAssignment reads crawl's assignment from the NATS servers at
+// url.
+func observeAssignment(t *testing.T, url, crawl string) (cluster.Assignment, error) {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		return cluster.Assignment{}, err
+	}
+	defer nc.Close()
+	jn, err := jetstream.Observe(t.Context(), nc, crawl, 5*time.Second)
+	if err != nil {
+		return cluster.Assignment{}, err
+	}
+	defer jn.Close()
+	return jn.ReadAssignment(t.Context())
 }
 
 // clusterStatus is `godwit status --cluster NATS --crawl NAME --json`.
@@ -395,10 +431,41 @@ func freeLoopbackAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// TestClusterStatus: any node's admin API, /metrics and `godwit status`
-// show the whole cluster (nodes, their shards and pages, the totals),
-// and so does `godwit status --cluster` with no node's help; once the
-// crawl is over, the status says so.
+// defaultAdmin removes clusterArgs' "--admin off": the node serves its
+// admin API on the default address, or on a free port when it is taken.
+func defaultAdminArgs(args []string) []string {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--admin" && args[i+1] == "off" {
+			return append(args[:i:i], args[i+2:]...)
+		}
+	}
+	return args
+}
+
+// assignments counts the assignments the nodes' leaders wrote that
+// give the shards to exactly the nodes named (sorted, comma-separated).
+func assignments(members string, nodes ...*crawlProcess) int {
+	n := 0
+	for _, p := range nodes {
+		for line := range strings.Lines(p.stderr.String()) {
+			if strings.Contains(line, "cluster: new assignment") && strings.Contains(line, "members="+members+" ") {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestClusterStatus: three nodes on one machine. Any node's admin API,
+// /metrics and `godwit status` show the whole cluster (nodes, their
+// shards and pages, the totals), and so does `godwit status --cluster`
+// with no node's help. Two nodes left at the default admin address find
+// it taken (by each other or anyone) and serve on free ports, which the
+// status lists and which answer. While the membership does not change,
+// no shard changes owner. A node is killed: once the crawl is over, the
+// status says so, and its totals are the crawl's, the dead node's pages
+// included; the dead node started again on the finished crawl has
+// nothing queued, and adds nothing.
 func TestClusterStatus(t *testing.T) {
 	clusterTest(t)
 	nats := startNATS(t)
@@ -409,52 +476,101 @@ func TestClusterStatus(t *testing.T) {
 	// it runs while its status is read.
 	n1 := startCrawlBinary(t, append(clusterArgs(nats, "c5", "n1", filepath.Join(t.TempDir(), "d"), web),
 		"--seeds", seeds, "--admin", adminAddr, "--delay", "500ms")...)
-	n2 := startCrawlBinary(t, append(clusterArgs(nats, "c5", "n2", filepath.Join(t.TempDir(), "d"), web), "--delay", "500ms")...)
+	n2 := startCrawlBinary(t, append(defaultAdminArgs(clusterArgs(nats, "c5", "n2", filepath.Join(t.TempDir(), "d"), web)), "--delay", "500ms")...)
+	d3 := filepath.Join(t.TempDir(), "d")
+	n3args := append(defaultAdminArgs(clusterArgs(nats, "c5", "n3", d3, web)), "--delay", "500ms")
+	n3 := startCrawlBinary(t, n3args...)
 
 	var st admin.ClusterStatus
 	settled := func() bool {
 		res := runBinary(t, "status", "--cluster", nats, "--crawl", "c5", "--json")
 		st = admin.ClusterStatus{}
-		if res.code != 0 || json.Unmarshal([]byte(res.stdout), &st) != nil || len(st.Nodes) != 2 {
+		if res.code != 0 || json.Unmarshal([]byte(res.stdout), &st) != nil || len(st.Nodes) != 3 {
 			return false
 		}
 		owned := 0
 		for _, n := range st.Nodes {
 			owned += n.OwnedShards
+			// Balanced, too: a node whose lease renewals stall on a busy
+			// machine loses its shards for a while, and gets them back.
+			if n.Pages == 0 || n.Admin == "" || n.AssignedShards < st.Shards/3 || n.AssignedShards > st.Shards/3+1 {
+				return false
+			}
 		}
-		// Balanced, too: a node whose lease renewals stall on a busy
-		// machine loses its shards for a while, and gets them back.
-		return owned == st.Shards && st.Totals.Pages > 0 && st.Nodes[0].Pages > 0 && st.Nodes[1].Pages > 0 &&
-			st.Nodes[0].AssignedShards == st.Shards/2
+		return owned == st.Shards
 	}
-	waitUntil(t, n1, "both nodes own their shards and fetch", settled)
+	waitUntil(t, n1, "the three nodes own their shards and fetch", settled)
 	if st.Crawl != "c5" || st.Shards != 1024 || st.UnownedShards != 0 || st.Seeds != 20 || st.Done != nil ||
 		st.Nodes[0].ID != "n1" || st.Nodes[0].Admin != adminAddr || st.Leader == "" || st.Log.Messages == 0 {
 		t.Errorf("godwit status --cluster: %+v", st)
 	}
+	// Each node's admin API answers at the address listed, as itself.
+	admins := map[string]bool{}
+	for _, n := range st.Nodes {
+		admins[n.Admin] = true
+		var api admin.ClusterStatus
+		getJSON(t, "http://"+n.Admin+"/api/cluster", &api)
+		if api.Node != n.ID || len(api.Nodes) != 3 || api.Crawl != "c5" {
+			t.Errorf("/api/cluster at %s, listed for %s: %+v", n.Admin, n.ID, api)
+		}
+	}
+	if len(admins) != 3 {
+		t.Errorf("admin addresses listed: %v, want three", admins)
+	}
 
 	// The same from a node's admin API, and in words from `godwit status`.
-	var api admin.ClusterStatus
-	getJSON(t, "http://"+adminAddr+"/api/cluster", &api)
-	if api.Node != "n1" || len(api.Nodes) != 2 || api.Crawl != "c5" {
-		t.Errorf("/api/cluster: %+v", api)
-	}
 	res := runBinary(t, "status", "--admin", adminAddr)
 	if res.code != 0 || !strings.Contains(res.stdout, "cluster crawl  c5: running") || !strings.Contains(res.stdout, "\nn2 ") {
 		t.Errorf("godwit status: exit %d:\n%s%s", res.code, res.stdout, res.stderr)
 	}
 	metrics := getText(t, "http://"+adminAddr+"/metrics")
-	for _, want := range []string{"godwit_cluster_nodes 2", `godwit_cluster_node_shards{node="n2"}`, "godwit_cluster_done 0"} {
+	for _, want := range []string{"godwit_cluster_nodes 3", `godwit_cluster_node_shards{node="n2"}`, "godwit_cluster_done 0"} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
 	}
 
+	// What the killed node did but could not count (in its last 250 ms,
+	// and in flight) is at most a request to each of its hosts: the
+	// 500 ms delay lets no host have two in that time.
+	n3hosts := 0
+	if a, err := observeAssignment(t, nats, "c5"); err != nil {
+		t.Fatal(err)
+	} else {
+		for i := range 20 {
+			if a.Owners[cluster.Shard(fmt.Sprintf("h%d.fake.test", i), len(a.Owners))] == "n3" {
+				n3hosts++
+			}
+		}
+	}
+	n3.cmd.Process.Signal(syscall.SIGKILL)
+	n3.wait(t)
 	waitEnded(t, web, 2*time.Minute, n1, n2)
-	checkReport(t, fetchReport(t, web, "500ms"))
+	r := fetchReport(t, web, "500ms")
+	r.Duplicates = 0 // the killed node's fetches in flight were made again
+	checkReport(t, r)
+	if n := assignments("n1,n2,n3", n1, n2, n3); n != 1 {
+		t.Errorf("%d assignments to n1,n2,n3 written, want 1: shards moved while the membership did not change", n)
+	}
+	st = clusterStatus(t, nats, "c5")
+	if st.Done == nil || st.Totals.Nodes != 3 || st.Totals.Requests > int64(r.Requests) || st.Totals.Requests < int64(r.Requests-n3hosts) {
+		t.Errorf("after the end: done %v, totals %+v; want the crawl's by 3 nodes, %d requests as fakeweb counts (less at most %d of the killed node's)",
+			st.Done, st.Totals, r.Requests, n3hosts)
+	}
+	t.Logf("the crawl's totals: %d requests; fakeweb counted %d; the killed node had %d hosts", st.Totals.Requests, r.Requests, n3hosts)
 	res = runBinary(t, "status", "--cluster", nats, "--crawl", "c5")
-	if res.code != 0 || !strings.Contains(res.stdout, "c5: over") {
+	if res.code != 0 || !strings.Contains(res.stdout, "c5: over") || !strings.Contains(res.stdout, "by 3 nodes") {
 		t.Errorf("godwit status --cluster after the end: exit %d:\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	// The killed node, started again on the finished crawl, ends at once
+	// with nothing queued (its store's shards were not its own any more).
+	again := startCrawlBinary(t, n3args...)
+	waitEnded(t, web, 30*time.Second, again)
+	if !strings.Contains(again.stdout.String(), " 0 left queued") {
+		t.Errorf("the killed node, started again on the finished crawl:\n%s", &again.stdout)
+	}
+	if after := clusterStatus(t, nats, "c5"); after.Totals.Requests != st.Totals.Requests || fetchReport(t, web, "500ms").Requests != r.Requests {
+		t.Errorf("the node started again changed the totals from %+v to %+v", st.Totals, after.Totals)
 	}
 	if res := runBinary(t, "status", "--cluster", nats, "--crawl", "nosuch"); res.code != 1 || !strings.Contains(res.stderr, "no such crawl") {
 		t.Errorf("status of a crawl that does not exist: exit %d: %s", res.code, res.stderr)

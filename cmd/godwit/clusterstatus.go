@@ -70,11 +70,31 @@ func readClusterStatus(ctx context.Context, jn *jetstream.Node, self string) (ad
 		}
 		st.Nodes = append(st.Nodes, n)
 		t := &st.Totals
-		t.Pages += n.Pages
-		t.Requests += n.Requests
 		t.PagesPerSecond += n.PagesPerSecond
 		t.Queued += n.Queued
 		t.InFlight += n.InFlight
+	}
+	// Pages and requests are the crawl's: every node's tally, over all
+	// its runs, whether it is still there or not; a live node that has
+	// written none yet counts its report.
+	tallies, err := jn.Tallies(ctx)
+	if err != nil {
+		return st, err
+	}
+	for _, b := range tallies {
+		var nt nodeTally
+		if json.Unmarshal(b, &nt) == nil {
+			st.Totals.Pages += nt.Pages
+			st.Totals.Requests += nt.Requests
+		}
+	}
+	st.Totals.Nodes = len(tallies)
+	for _, n := range st.Nodes {
+		if _, ok := tallies[n.ID]; !ok {
+			st.Totals.Pages += n.Pages
+			st.Totals.Requests += n.Requests
+			st.Totals.Nodes++
+		}
 	}
 	return st, nil
 }
@@ -114,14 +134,14 @@ func printClusterStatus(out io.Writer, st admin.ClusterStatus) error {
 	}
 	fmt.Fprintf(tw, "cluster crawl\t%s: %s; leader %s\n", st.Crawl, state, orDash(st.Leader))
 	t := st.Totals
-	fmt.Fprintf(tw, "fetched\t%s pages (%.1f/s over the last minute), %s requests in all\n",
-		humanCount(t.Pages), t.PagesPerSecond, humanCount(t.Requests))
+	fmt.Fprintf(tw, "fetched\t%s pages (%.1f/s over the last minute), %s requests in all, by %d nodes\n",
+		humanCount(t.Pages), t.PagesPerSecond, humanCount(t.Requests), t.Nodes)
 	fmt.Fprintf(tw, "queue\t%s queued, %d in flight; %d seeds\n", humanCount(int64(t.Queued)), t.InFlight, st.Seeds)
 	unowned := ""
 	if st.UnownedShards > 0 {
 		unowned = fmt.Sprintf(", %d without an owner", st.UnownedShards)
 	}
-	fmt.Fprintf(tw, "shards\t%d on %d nodes%s\n", st.Shards, len(st.Nodes), unowned)
+	fmt.Fprintf(tw, "shards\t%d on %d live nodes%s\n", st.Shards, len(st.Nodes), unowned)
 	fmt.Fprintf(tw, "log\t%s events kept of %s appended (snapshots cut the rest), %s in %d streams\n",
 		humanCount(int64(st.Log.Messages)), humanCount(int64(st.Log.Appended)), humanBytes(int64(st.Log.Bytes)), st.Log.Streams)
 	if err := tw.Flush(); err != nil {

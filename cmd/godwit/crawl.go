@@ -63,21 +63,37 @@ few seconds, the WARC is flushed, exit status 0).`,
 			if err != nil {
 				return err
 			}
-			if _, err := os.Stat(s.Data); len(seeds) == 0 && s.Cluster.URL == "" && (s.Fresh || errors.Is(err, fs.ErrNotExist)) {
+			_, statErr := os.Stat(s.Data)
+			created := errors.Is(statErr, fs.ErrNotExist) // this run makes the directory
+			if len(seeds) == 0 && s.Cluster.URL == "" && (s.Fresh || created) {
+				if !created {
+					// Another crawl's directory is refused as such,
+					// seeds or not.
+					if err := checkNotBusy(s.Data); err != nil {
+						return err
+					}
+				}
 				return errNoSeeds // nothing to resume: touch nothing
 			}
 			d, err := lockData(s.Data)
 			if err != nil {
 				return err
 			}
+			var discard bool // the new crawl fetched nothing: keep nothing of it
 			defer func() {
 				if err := d.close(); err != nil {
 					log.Warn("closing the data directory", "err", err)
+				}
+				if discard {
+					d.discard(created)
 				}
 			}()
 			resume, err := d.prepare(s.Fresh)
 			if err != nil {
 				return err
+			}
+			if d.deleted != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "godwit: --fresh: deleted %s\n", d.deleted)
 			}
 			if resume {
 				merge := func(base crawlSettings) (crawlSettings, error) { return flags.settingsOver(base, cmd.Flags(), args) }
@@ -117,7 +133,14 @@ few seconds, the WARC is flushed, exit status 0).`,
 				return failure{fmt.Errorf("%w; the crawl stopped (--processor-errors stop): fix the processor, then run the same command to resume", res.Processors)}
 			}
 			if !res.Interrupted && res.Seeds.AllFailed() {
-				return nothingFetched{errors.New(seedFailures(res.Seeds))}
+				msg := seedFailures(res.Seeds)
+				if !resume && s.Cluster.URL == "" {
+					// A first run that fetched nothing leaves nothing
+					// behind: the same command again starts afresh.
+					discard = true
+					msg += fmt.Sprintf("; nothing was kept in %s", s.Data)
+				}
+				return nothingFetched{errors.New(msg)}
 			}
 			return nil
 		},
@@ -142,23 +165,29 @@ type crawlResult struct {
 	// broken (--processor-errors stop); Broken lists those taken so.
 	Processors error
 	Broken     []string
+	Data       string // the data directory
+	// MaxPages is --max-pages; BudgetSpent says the run used all of it.
+	MaxPages    int64
+	BudgetSpent bool
 }
 
 // startAdmin serves the admin API, dashboard and metrics of a crawl on
-// s.Admin until stop is called. Metrics are registered on a registry of
-// this crawl's own. A default address that is taken (another crawl on the
-// machine) only costs a warning; an address the operator asked for must
-// work.
+// s.Admin until stop is called, and returns the address it listens on
+// ("" for none). Metrics are registered on a registry of this crawl's
+// own. When the default address is taken (another crawl on the machine:
+// three cluster nodes on one machine) the server listens on a free
+// loopback port instead, and says which; an address the operator asked
+// for must work.
 func startAdmin(ctx context.Context, s crawlSettings, b *backend, log *slog.Logger,
-	register ...func(prometheus.Registerer) error) (stop func(), err error) {
+	register ...func(prometheus.Registerer) error) (stop func(), addr string, err error) {
 	if s.Admin == "" || s.Admin == "off" {
-		return func() {}, nil
+		return func() {}, "", nil
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, r := range register {
 		if err := r(reg); err != nil {
-			return nil, failure{fmt.Errorf("metrics: %w", err)}
+			return nil, "", failure{fmt.Errorf("metrics: %w", err)}
 		}
 	}
 	srv, err := admin.New(b, admin.Options{
@@ -169,15 +198,21 @@ func startAdmin(ctx context.Context, s crawlSettings, b *backend, log *slog.Logg
 		Logger:  log,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("--admin: %w", err)
+		return nil, "", fmt.Errorf("--admin: %w", err)
 	}
 	ln, err := net.Listen("tcp", s.Admin)
 	if err != nil {
 		if s.adminExplicit || s.Admin != defaultAdmin {
-			return nil, fmt.Errorf("--admin %s: %w", s.Admin, err)
+			return nil, "", fmt.Errorf("--admin %s: %w", s.Admin, err)
 		}
-		log.Warn("admin API and dashboard not served: the default address is taken (another crawl?); use --admin ADDR", "addr", s.Admin, "err", err)
-		return func() {}, nil
+		taken := err
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			log.Warn("admin API and dashboard not served: the default address is taken (another crawl?) and no other port is free; use --admin ADDR",
+				"addr", s.Admin, "err", errors.Join(taken, err))
+			return func() {}, "", nil
+		}
+		log.Info("the default admin address is taken (another crawl?): serving on a free port instead; --admin ADDR chooses one",
+			"default", s.Admin, "addr", ln.Addr().String())
 	}
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
@@ -197,7 +232,7 @@ func startAdmin(ctx context.Context, s crawlSettings, b *backend, log *slog.Logg
 			cancel()
 			<-done
 		})
-	}, nil
+	}, ln.Addr().String(), nil
 }
 
 // runCrawl runs one crawl to its end in s.Data, resuming the crawl there
@@ -400,13 +435,19 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	be.pages = pages
 	be.procs = procs.runner
 	be.cluster = cn
-	stopAdmin, err := startAdmin(ctx, s, be, log, metrics...)
+	stopAdmin, adminAddr, err := startAdmin(ctx, s, be, log, metrics...)
 	if err != nil {
+		if cn != nil {
+			cn.stop()
+		}
 		arch.Close()
 		fr.Close()
 		return res, err
 	}
 	defer stopAdmin()
+	if cn != nil {
+		cn.admin.Store(adminAddr) // as the server listens: the default's port may have been taken
+	}
 	log.Info("crawl starting", "resumed", resume, "seeds", len(seeds), "queued", fr.Stats().Queued,
 		"data", s.Data, "delay", s.Delay, "workers", s.Workers, "scope", s.Scope, "user_agent", s.userAgent())
 
@@ -426,6 +467,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		clusterErr = cn.stop()
 	}
 	res.Stats = c.Stats()
+	res.Data, res.MaxPages, res.BudgetSpent = s.Data, s.MaxPages, c.BudgetSpent()
 	res.Dedup = arch.Stats()
 	res.Seeds = c.Seeds()
 	// Shutdown order: the archive (its records are what the state points
@@ -474,7 +516,24 @@ func printSummary(w io.Writer, r crawlResult) {
 	if r.Resumed {
 		verb = "resumed and " + verb
 	}
-	fmt.Fprintf(w, "godwit: crawl %s in %s\n", verb, s.Elapsed.Round(time.Millisecond))
+	switch {
+	case r.BudgetSpent && !r.Interrupted:
+		left := ""
+		if q := s.Frontier.Queued; q > 0 {
+			left = fmt.Sprintf("; %d URLs left queued: run it again for up to %d more", q, r.MaxPages)
+		}
+		verb = "stopped at its page budget"
+		if r.Resumed {
+			verb = "resumed and " + verb
+		}
+		fmt.Fprintf(w, "godwit: crawl %s (--max-pages %d) in %s%s\n", verb, r.MaxPages, s.Elapsed.Round(time.Millisecond), left)
+	default:
+		fmt.Fprintf(w, "godwit: crawl %s in %s\n", verb, s.Elapsed.Round(time.Millisecond))
+	}
+	if r.Resumed && !r.Interrupted && s.Frontier.Queued == 0 && s.Pages+s.Redirects+s.RobotsFetches+s.SitemapFetches+s.Requisites == 0 {
+		// Run again on a finished crawl: say so before the zeros.
+		fmt.Fprintf(w, "  nothing to do: the crawl in %s had finished, no URL left queued; --fresh starts it over, new seeds add to it\n", r.Data)
+	}
 	fmt.Fprintf(w, "  pages       %d fetched (%.1f/s), %d not modified, %d truncated; %s received in all\n",
 		s.Pages, s.PagesPerSecond(), s.NotModified, s.Truncated, humanBytes(s.Bytes))
 	fmt.Fprintf(w, "  redirects   %d fetched\n", s.Redirects)
@@ -538,7 +597,7 @@ func seedFailures(r crawl.SeedReport) string {
 	}
 	reasons := slices.Sorted(maps.Keys(byReason))
 	parts := make([]string, 0, len(reasons))
-	private := false
+	private, answered := false, false
 	for _, why := range reasons {
 		urls := byReason[why]
 		slices.Sort(urls)
@@ -548,13 +607,19 @@ func seedFailures(r crawl.SeedReport) string {
 		}
 		parts = append(parts, list+": "+why)
 		private = private || strings.HasPrefix(why, "address refused by the SSRF guard")
+		answered = answered || strings.Contains(why, "HTTP status") || strings.Contains(why, "disallows")
 	}
 	msg := "nothing fetched: every seed failed: " + strings.Join(parts, "; ")
 	if r.Unwatched > 0 {
 		msg = fmt.Sprintf("nothing fetched: no host answered; of the first %d seeds: %s", r.Seeds, strings.Join(parts, "; "))
 	}
-	if private {
+	switch {
+	case private:
 		msg += "; use --allow-private to crawl private or loopback addresses"
+	case !answered:
+		// No server answered at all: perhaps no network (a first run on
+		// a laptop offline, in a container).
+		msg += `; no network? "godwit demo" crawls a simulated web on this machine (README: "Try it offline")`
 	}
 	return msg
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/godwit-crawler/godwit/internal/datadir"
+	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
 // The data directory: DIR/godwit.lock, DIR/state (the crawl state: the
@@ -33,6 +34,21 @@ type lockedDir struct {
 	// run is the settings file of the run under way, nil until
 	// saveSettings wrote it.
 	run *settingsFile
+	// deleted says what prepare deleted for --fresh ("" for nothing).
+	deleted string
+}
+
+// checkNotBusy refuses dir when another process holds its lock, and
+// leaves it as it was otherwise.
+func checkNotBusy(dir string) error {
+	l, err := datadir.Acquire(dir)
+	if busy := (*datadir.BusyError)(nil); errors.As(err, &busy) {
+		return inUse(dir, busy.PID)
+	}
+	if err != nil {
+		return nil // not a directory, say: whoever locks it next says so
+	}
+	return l.Abandon()
 }
 
 // lockData takes the lock of the data directory dir, creating the
@@ -96,9 +112,11 @@ func (d *lockedDir) prepare(fresh bool) (resume bool, err error) {
 	}
 	switch {
 	case fresh:
+		what := describeOwned(string(d.dataDir), c)
 		if err := datadir.RemoveOwned(string(d.dataDir), c); err != nil {
 			return false, failure{fmt.Errorf("--fresh: %w", err)}
 		}
+		d.deleted = what
 		return false, nil
 	case c.Crawl:
 		return true, nil
@@ -106,6 +124,50 @@ func (d *lockedDir) prepare(fresh bool) (resume bool, err error) {
 		return false, fmt.Errorf("--data %s holds WARC files but no crawl state to resume; use --fresh to start a new crawl there (it deletes them) or another directory", d.dataDir)
 	}
 	return false, nil
+}
+
+// describeOwned says in a few words what of godwit's is in dir ("" for
+// nothing): "the crawl in DIR (its state and 3 WARC files, 1.2 MiB)".
+func describeOwned(dir string, c datadir.Contents) string {
+	if len(c.Owned) == 0 {
+		return ""
+	}
+	var files int
+	var size int64
+	for _, p := range c.Owned {
+		if strings.HasSuffix(p, ".warc.gz") || strings.HasSuffix(p, ".warc.gz"+warc.OpenSuffix) {
+			files++
+			if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p))); err == nil {
+				size += fi.Size()
+			}
+		}
+	}
+	var parts []string
+	if c.Crawl {
+		parts = append(parts, "its state")
+	}
+	if files > 0 {
+		parts = append(parts, fmt.Sprintf("%d WARC file(s), %s", files, humanBytes(size)))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("godwit's files in %s", dir)
+	}
+	return fmt.Sprintf("the earlier crawl in %s (%s)", dir, strings.Join(parts, " and "))
+}
+
+// discard removes what a run that fetched nothing wrote in the data
+// directory, after its lock was released, and the directory itself if
+// the run created it: nothing of a crawl that never started is kept.
+func (d *lockedDir) discard(created bool) {
+	c, err := datadir.Inspect(string(d.dataDir))
+	if err != nil || len(c.Foreign) > 0 {
+		return
+	}
+	if datadir.RemoveOwned(string(d.dataDir), c) != nil || !created {
+		return
+	}
+	os.Remove(filepath.Join(string(d.dataDir), datadir.LockFile))
+	os.Remove(string(d.dataDir)) // only if empty
 }
 
 // listPaths names at most ten paths.

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -166,6 +168,11 @@ func TestBinaryDataDirInUse(t *testing.T) {
 			t.Errorf("second crawl %v: exit %d, stderr %q; want 2, %q", extra, res.code, res.stderr, want)
 		}
 	}
+	// Without seeds, --fresh on the directory in use is refused as such,
+	// not for want of seeds.
+	if res := runBinary(t, "crawl", "--data", data, "--fresh", "--admin", "off"); res.code != 2 || res.stderr != want {
+		t.Errorf("crawl --fresh without seeds: exit %d, stderr %q; want 2, %q", res.code, res.stderr, want)
+	}
 	st := runBinary(t, "status", "--data", data)
 	if st.code != 0 || !strings.Contains(st.stdout, "running now (pid "+strconv.Itoa(pid)) || !strings.Contains(st.stdout, "delay: 100ms") {
 		t.Errorf("godwit status --data during the crawl: exit %d\n%s%s", st.code, st.stdout, st.stderr)
@@ -184,6 +191,28 @@ func TestBinaryDataDirInUse(t *testing.T) {
 	}
 	if res := runBinary(t, append([]string{"warc", "verify"}, warcs...)...); res.code != 0 {
 		t.Errorf("godwit warc verify: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+
+	// The same command on the finished crawl has nothing to do, and says
+	// what would.
+	served := fetchReport(t, addr, "100ms").Requests
+	again := runBinary(t, append([]string{"crawl"}, args...)...)
+	if again.code != 0 || !strings.Contains(again.stdout, "godwit: crawl resumed and finished") ||
+		!strings.Contains(again.stdout, "nothing to do: the crawl in "+data+" had finished, no URL left queued; --fresh starts it over") {
+		t.Errorf("crawl again on the finished crawl: exit %d\n%s%s", again.code, again.stdout, again.stderr)
+	}
+	if n := fetchReport(t, addr, "100ms").Requests; n != served {
+		t.Errorf("the finished crawl run again made %d requests", n-served)
+	}
+	// --fresh says in one line what it deleted; a page budget that ends
+	// the crawl is named, with what is left.
+	fresh := runBinary(t, append(append([]string{"crawl"}, args...), "--fresh", "--max-pages", "5")...)
+	deleted := fmt.Sprintf("godwit: --fresh: deleted the earlier crawl in %s (its state and %d WARC file(s), ", data, len(warcs))
+	if fresh.code != 0 || !strings.Contains(fresh.stderr, deleted) {
+		t.Errorf("crawl --fresh: exit %d, stderr lacks %q:\n%s", fresh.code, deleted, fresh.stderr)
+	}
+	if !regexp.MustCompile(`godwit: crawl stopped at its page budget \(--max-pages 5\) in [^;]+; \d+ URLs left queued: run it again for up to 5 more\n`).MatchString(fresh.stdout) {
+		t.Errorf("crawl --max-pages 5: the summary does not name the budget:\n%s", fresh.stdout)
 	}
 }
 

@@ -1,20 +1,28 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/godwit-crawler/godwit/internal/datadir"
 )
 
 // TestBinaryNothingFetchable: a crawl none of whose seeds can be fetched
 // ends promptly (not after minutes of robots.txt retries) with exit
 // status 3 and one line saying why; the loopback case names
-// --allow-private, and the loopback server sees no request.
+// --allow-private, and the loopback server sees no request; when no
+// server answered at all, the line points to "godwit demo". Such a first
+// run keeps nothing in --data, so the same command again is as prompt
+// and says the same.
 func TestBinaryNothingFetchable(t *testing.T) {
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
@@ -33,41 +41,69 @@ func TestBinaryNothingFetchable(t *testing.T) {
 	}{
 		{"loopback without --allow-private", []string{srv.URL + "/"},
 			[]string{"address refused by the SSRF guard", "use --allow-private to crawl private or loopback addresses"}},
-		{"no such host", []string{"http://godwit-test.invalid/"}, []string{"no such host"}},
-		{"connection refused", []string{"--allow-private", refusedURL}, []string{"connection refused"}},
+		{"no such host", []string{"http://godwit-test.invalid/"}, []string{"no such host", offlineHint}},
+		{"connection refused", []string{"--allow-private", refusedURL}, []string{"connection refused", offlineHint}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			start := time.Now()
-			res := runBinary(t, append([]string{"crawl", "--admin", "off", "--data", filepath.Join(t.TempDir(), "data")}, tt.args...)...)
-			took := time.Since(start)
-			if res.code != 3 {
-				t.Errorf("exit status %d, want 3\nstderr:\n%s", res.code, res.stderr)
-			}
-			if took > 20*time.Second {
-				t.Errorf("took %v: a crawl that can fetch nothing must give up in seconds", took)
-			}
-			var lines []string
-			for _, l := range strings.Split(res.stderr, "\n") {
-				if strings.HasPrefix(l, "godwit: ") {
-					lines = append(lines, l)
+			data := filepath.Join(t.TempDir(), "data")
+			for run := 1; run <= 2; run++ {
+				nothingFetchable(t, data, tt.args, tt.want)
+				if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("run %d left --data behind (%v)", run, err)
 				}
 			}
-			if len(lines) != 1 || !strings.Contains(lines[0], "nothing fetched") {
-				t.Fatalf("want one line \"godwit: nothing fetched…\" on stderr, got:\n%s", res.stderr)
+			if tt.name == "loopback without --allow-private" {
+				return
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(lines[0], w) {
-					t.Errorf("reason %q lacks %q", lines[0], w)
-				}
+			// A --data directory that was there stays, holding nothing.
+			if err := os.Mkdir(data, 0o755); err != nil {
+				t.Fatal(err)
 			}
-			if !strings.Contains(res.stdout, "godwit: crawl finished") {
-				t.Errorf("no summary on stdout:\n%s", res.stdout)
+			nothingFetchable(t, data, tt.args, tt.want)
+			if c, err := datadir.Inspect(data); err != nil || len(c.Owned)+len(c.Foreign) != 0 {
+				t.Errorf("the existing --data holds %+v (%v), want nothing", c, err)
 			}
 		})
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the loopback server saw %d requests", n)
+	}
+}
+
+// offlineHint is the pointer of a crawl no server answered.
+const offlineHint = `no network? "godwit demo" crawls a simulated web on this machine (README: "Try it offline")`
+
+// nothingFetchable runs a crawl of seeds in data that can fetch nothing,
+// and checks it ends promptly with exit status 3 and one line saying
+// why, with each of want.
+func nothingFetchable(t *testing.T, data string, args, want []string) {
+	t.Helper()
+	start := time.Now()
+	res := runBinary(t, append([]string{"crawl", "--admin", "off", "--data", data}, args...)...)
+	took := time.Since(start)
+	if res.code != 3 {
+		t.Errorf("exit status %d, want 3\nstderr:\n%s", res.code, res.stderr)
+	}
+	if took > 20*time.Second {
+		t.Errorf("took %v: a crawl that can fetch nothing must give up in seconds", took)
+	}
+	var lines []string
+	for _, l := range strings.Split(res.stderr, "\n") {
+		if strings.HasPrefix(l, "godwit: ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], "nothing fetched") {
+		t.Fatalf("want one line \"godwit: nothing fetched…\" on stderr, got:\n%s", res.stderr)
+	}
+	for _, w := range append(want, "nothing was kept in "+data) {
+		if !strings.Contains(lines[0], w) {
+			t.Errorf("reason %q lacks %q", lines[0], w)
+		}
+	}
+	if !strings.Contains(res.stdout, "godwit: crawl finished") {
+		t.Errorf("no summary on stdout:\n%s", res.stdout)
 	}
 }
 

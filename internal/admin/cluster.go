@@ -59,12 +59,16 @@ type ClusterNode struct {
 	Updated time.Time `json:"updated"`
 }
 
-// ClusterTotals add up the nodes' counts. Pages and Requests are this
-// run's of each live node: a node that left, or restarted, took its
-// counts with it.
+// ClusterTotals add up the nodes' counts. Pages and Requests are the
+// crawl's: those of every node that took part (Nodes), over all its
+// runs, live, gone or dead, from the tallies the nodes keep in the
+// crawl's shared state (a node killed loses what it did since its last
+// tally, 250 ms at most, and its fetches in flight). The rest are the
+// live nodes'.
 type ClusterTotals struct {
 	Pages          int64   `json:"pages"`
 	Requests       int64   `json:"requests"`
+	Nodes          int     `json:"nodes"`
 	PagesPerSecond float64 `json:"pages_per_second"`
 	Queued         int     `json:"queued"`
 	InFlight       int     `json:"in_flight"`

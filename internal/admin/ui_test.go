@@ -175,7 +175,7 @@ func (d *dashboardServer) handler() http.Handler {
 				{ID: "n1", AssignedShards: 510, OwnedShards: 510, Pages: 1200, PagesPerSecond: 10.5, Queued: 300, InFlight: 4, Admin: "127.0.0.1:7070"},
 				{ID: "<b>n2", AssignedShards: 510, OwnedShards: 500, Pages: 800, PagesPerSecond: 7.5, Queued: 200, InFlight: 3},
 			},
-			Totals: admin.ClusterTotals{Pages: 2000, PagesPerSecond: 18, Queued: 500, InFlight: 7}})
+			Totals: admin.ClusterTotals{Pages: 2000, Nodes: 3, PagesPerSecond: 18, Queued: 500, InFlight: 7}})
 	})
 	api.HandleFunc("GET /api/hosts", func(w http.ResponseWriter, r *http.Request) {
 		d.mu.Lock()
@@ -338,7 +338,7 @@ func TestDashboardInChromium(t *testing.T) {
 		if hasAttr(byID(t, dom, "cluster"), "hidden") {
 			t.Fatalf("#cluster is hidden on a cluster node")
 		}
-		want := "Crawl news, running: 2 nodes, 1,024 shards, 4 without an owner; leader n2. 2,000 pages in all, 18.0/s; 500 queued."
+		want := "Crawl news, running: 2 live nodes, 1,024 shards, 4 without an owner; leader n2. 2,000 pages in all by 3 nodes, 18.0/s; 500 queued."
 		if got := text(byID(t, dom, "cluster-summary")); got != want {
 			t.Errorf("#cluster-summary = %q, want %q", got, want)
 		}

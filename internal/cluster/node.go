@@ -101,6 +101,11 @@ type NodeConfig struct {
 	// recently enough); a lease of a shard it says no to is not handed
 	// out, even before the shard is Lost.
 	Owns func(p int) bool
+	// Revoked, when set, tells whether Owns says no to shard p because
+	// the assignment moved it away (jetstream.Node.Revoked): a handover,
+	// which a node joining or leaving causes, rather than a lease not
+	// confirmed, which is worth a warning.
+	Revoked func(p int) bool
 	// Snapshots, when set, stores a snapshot of each shard the node owns
 	// after SnapshotEvents events of its log (default 2,000) and when the
 	// node hands the shard over, and restores a shard from its latest
@@ -741,7 +746,13 @@ func (n *Node) Next(ctx context.Context) (crawl.Lease, error) {
 				return crawl.Lease{}, err
 			}
 			o.suspended = true
-			n.log.Warn("shard suspended: its lease is not confirmed", "shard", p)
+			if n.cfg.Revoked != nil && n.cfg.Revoked(p) {
+				// A handover under way: expected whenever a node joins
+				// or leaves, no cause for alarm.
+				n.log.Debug("shard suspended: it is being handed over", "shard", p)
+			} else {
+				n.log.Warn("shard suspended: its lease is not confirmed", "shard", p)
+			}
 		}
 		n.mu.Unlock()
 		if ok && !suspend {

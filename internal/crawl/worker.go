@@ -2,7 +2,9 @@ package crawl
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"strings"
 
@@ -79,6 +81,12 @@ func (c *Crawler) takePage() bool {
 		c.stopDispatch()
 	}
 	return n <= c.cfg.MaxPages
+}
+
+// BudgetSpent reports whether the crawl used its whole page budget
+// (Config.MaxPages): a crawl that ends so has not run out of URLs.
+func (c *Crawler) BudgetSpent() bool {
+	return c.cfg.MaxPages > 0 && c.budget.Load() >= c.cfg.MaxPages
 }
 
 func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error) {
@@ -393,11 +401,26 @@ func (c *Crawler) parseHTML(ctx context.Context, t Task, resp *fetch.Response) (
 
 // replay processes an archived response again for a URL whose depth
 // shrank after it was fetched. No request is made.
+//
+// A capture that cannot be read is fetched again instead: the Retry
+// outcome has the frontier queue the URL as a plain fetch (a replay's
+// retry counts no attempt). In a cluster that is the normal case of a
+// page fetched by a node that owned its shard before this one: the
+// capture is in that node's WARC files, which only a --store bucket
+// shares. Damage to a file here is worth a warning; a file that is not
+// here is not.
 func (c *Crawler) replay(ctx context.Context, t Task) (Outcome, []Link, error) {
 	resp, err := c.archive.Load(ctx, *t.Replay)
 	if err != nil {
-		c.log.Warn("cannot replay archived response", "url", t.URL, "capture", *t.Replay, "err", err)
-		return Outcome{Disposition: Done, Reason: "replay-failed"}, nil, nil
+		if ctx.Err() != nil {
+			return Outcome{Disposition: Requeue, Reason: "stopped"}, nil, nil
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			c.log.Debug("archived response not here; fetching it again", "url", t.URL, "capture", t.Replay.File)
+		} else {
+			c.log.Warn("cannot replay archived response; fetching it again", "url", t.URL, "capture", *t.Replay, "err", err)
+		}
+		return Outcome{Disposition: Retry, Reason: "replay-unavailable"}, nil, nil
 	}
 	c.log.Debug("replayed at a smaller depth", "url", t.URL, "depth", t.Depth)
 	return Outcome{Disposition: Done, Capture: t.Replay}, c.discover(t, c.read(ctx, t, resp).cands), nil

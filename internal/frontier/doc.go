@@ -30,7 +30,10 @@
 // and ApplyOutcome, each event exactly once (the shard's applied position
 // is stored in the same batch), leases only the hosts of the shards
 // SetShard made its own, and moves a shard to another node with
-// ExportShard and ImportShard.
+// ExportShard and ImportShard. DropShard forgets a shard; DropUnowned,
+// at a node's start, every shard it does not own (and rebuilds the
+// seen-set filter). Keys of a dropped shard stay in the filter until
+// then, and are left out of its false-positive measure.
 //
 // docs/frontier.md describes the design and docs/formats.md the stored
 // records. A Frontier is safe for concurrent use; it starts no goroutines.

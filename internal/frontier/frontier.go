@@ -67,6 +67,7 @@ type Frontier struct {
 	// cycle (hostRecord.capacity): requests per second.
 	hostCapacity float64
 	fp           fpCounter
+	expectedURLs uint64 // Options.ExpectedURLs: sizes a rebuilt filter
 	// shards: which shards this frontier owns (see shard.go); all of
 	// them unless Options.Partial.
 	shards  shardSet
@@ -124,8 +125,37 @@ type counts struct {
 
 // fpCounter measures the Bloom filter: of the keys the store did not
 // know, how many did the filter wrongly call "maybe seen".
+//
+// A filter cannot forget: a shard a cluster node dropped (moved to
+// another node) leaves its keys in the filter, and when the shard comes
+// back its log brings them again, keys the filter rightly holds and the
+// store no longer does. Those are not the filter's mistakes, and they
+// were 40% of a node's measure after its shards moved away and back, so
+// keys of a shard the filter holds from an earlier ownership (stale) are
+// left out of the measure until the filter is rebuilt from the store.
 type fpCounter struct {
 	falsePositives, trueNegatives uint64
+	stale                         [Shards]bool
+}
+
+// staleMeta is the meta key of the stale shards' bitmap, kept with the
+// filter's snapshot.
+const staleMeta = "bloom-stale"
+
+func (c *fpCounter) encodeStale() []byte {
+	b := make([]byte, Shards/8)
+	for p, s := range c.stale {
+		if s {
+			b[p/8] |= 1 << (p % 8)
+		}
+	}
+	return b
+}
+
+func (c *fpCounter) decodeStale(b []byte) {
+	for p := range c.stale {
+		c.stale[p] = p/8 < len(b) && b[p/8]&(1<<(p%8)) != 0
+	}
 }
 
 func (c fpCounter) rate() float64 {
@@ -231,6 +261,7 @@ func Open(o Options) (*Frontier, error) {
 		policy:       o.Policy,
 		agent:        o.Agent,
 		leaseTimeout: o.LeaseTimeout,
+		expectedURLs: o.ExpectedURLs,
 		log:          o.Logger,
 		now:          o.Now,
 		jitter:       o.Rand,
@@ -320,6 +351,11 @@ func (f *Frontier) loadBloom(expected uint64) error {
 			file.Close()
 			if rerr == nil {
 				f.seen = bl
+				stale, _, err := f.db.Get(metaKey(staleMeta))
+				if err != nil {
+					return err
+				}
+				f.fp.decodeStale(stale)
 			} else {
 				f.log.Warn("seen-set snapshot unreadable; rebuilding", "err", rerr)
 			}
@@ -334,15 +370,26 @@ func (f *Frontier) loadBloom(expected uint64) error {
 			return nil
 		}
 	}
-	f.seen = dedup.NewBloom(max(expected, f.counts.seen*2), 10)
+	return f.rebuildBloom(expected)
+}
+
+// rebuildBloom makes the filter anew from the url table: it then holds
+// exactly the keys the store knows, none stale. f.mu must be held (or
+// the frontier not yet shared).
+func (f *Frontier) rebuildBloom(expected uint64) error {
+	seen := dedup.NewBloom(max(expected, f.counts.seen*2), 10)
 	it, err := f.db.Scan([]byte{tagURL}, []byte{tagURL + 1})
 	if err != nil {
 		return err
 	}
 	for ; it.Valid(); it.Next() {
-		f.seen.Add(it.Key()[3:])
+		seen.Add(it.Key()[3:])
 	}
-	return it.Close()
+	if err := it.Close(); err != nil {
+		return err
+	}
+	f.seen, f.fp.stale = seen, [Shards]bool{}
+	return nil
 }
 
 // Close saves the Bloom filter snapshot and closes the store. The
@@ -383,6 +430,7 @@ func (f *Frontier) saveBloom() error {
 		return fmt.Errorf("frontier: seen-set snapshot: %w", err)
 	}
 	b := f.db.NewBatch()
+	b.Set(metaKey(staleMeta), f.fp.encodeStale())
 	b.Set(metaKey("bloom-valid"), []byte{1})
 	return b.Commit(true)
 }
@@ -449,8 +497,10 @@ func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 				}
 				continue
 			}
-			f.fp.falsePositives++
-		} else {
+			if !f.shards.partial || !f.fp.stale[shardOf(l.Host)] {
+				f.fp.falsePositives++
+			}
+		} else if !f.shards.partial || !f.fp.stale[shardOf(l.Host)] {
 			f.fp.trueNegatives++
 		}
 		f.seen.AddHash(kh)
@@ -907,7 +957,9 @@ func (f *Frontier) finish(b *kv.Batch, ls *lease, t crawl.Task, uk []byte, out c
 	f.dequeued(h, ls.item.key)
 	h.head = nil
 	if out.Disposition == crawl.Retry {
-		t.Attempt++
+		if t.Replay == nil {
+			t.Attempt++
+		} // else the archived response could not be read: fetch it, a first attempt
 		t.Replay = nil
 		rec.depth = t.Depth
 		prio := f.band(rec)

@@ -270,7 +270,19 @@ func TestShorterPath(t *testing.T) {
 		if l.Task.Depth != 0 || l.Task.Replay == nil {
 			t.Fatalf("fetched URL found shallower: lease %+v, want a replay at depth 0", l.Task)
 		}
-		f.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Done})
+		// A capture the worker cannot read (another node's WARC file):
+		// the URL is fetched at the smaller depth instead, as a first
+		// attempt, and the new capture is the one kept.
+		f.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Retry})
+		l = mustNext(t, f)
+		if l.Task.Depth != 0 || l.Task.Replay != nil || l.Task.Attempt != 0 {
+			t.Fatalf("unreadable replay: lease depth %d replay %v attempt %d, want a fetch at depth 0, attempt 0", l.Task.Depth, l.Task.Replay, l.Task.Attempt)
+		}
+		refetched := &crawl.Capture{File: "y.warc.gz", Offset: 7}
+		f.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Done, Requested: true, Status: 200, Capture: refetched})
+		if rec, err := f.urlRecord("a", l.Task.Key); err != nil || rec.capture == nil || *rec.capture != *refetched {
+			t.Fatalf("after the fetch that replaced a replay: capture %+v (%v), want %+v", rec.capture, err, refetched)
+		}
 		// Deeper or equal: nothing.
 		if n, _ := f.Add(ctx, []crawl.Link{deep(1, 0), deep(1, 3)}); n != 0 {
 			t.Errorf("Add(seen) = %d", n)

@@ -340,6 +340,9 @@ func (f *Frontier) dropShard(p uint16) error {
 			delete(f.blocked, name)
 		}
 	}
+	if t.seen > 0 {
+		f.fp.stale[p] = true // its keys stay in the filter
+	}
 	f.counts.seen -= t.seen
 	f.counts.queued -= t.queued
 	f.counts.hosts -= t.hosts
@@ -352,6 +355,61 @@ func (f *Frontier) dropShard(p uint16) error {
 		b.DeleteRange(shardRange(tag, p))
 	}
 	return f.commit(b, nil)
+}
+
+// DropUnowned drops the local state of every shard the frontier does not
+// own, and reports how many had any; the seen-set filter is then made
+// anew from what is left. A cluster node calls it when it
+// starts: the state its store kept of shards it held before (until it
+// was stopped or killed) is not its own until it takes them again, when
+// it reads them from their snapshots and logs; kept, it would count as
+// this node's queue (a node started on a finished crawl reported URLs
+// left queued) and keep the node from ever being quiet.
+func (f *Frontier) DropUnowned() (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return 0, errClosed
+	}
+	if !f.shards.partial {
+		return 0, errNotPartial
+	}
+	n := 0
+	for p := range uint16(Shards) {
+		if f.shards.owns(p) {
+			continue
+		}
+		lo, hi := shardRange(tagHost, p)
+		it, err := f.db.Scan(lo, hi)
+		if err != nil {
+			return n, err
+		}
+		has := it.Valid()
+		if err := it.Close(); err != nil {
+			return n, err
+		}
+		if !has {
+			if a, err := f.applied(p); err != nil || a == 0 {
+				if err != nil {
+					return n, err
+				}
+				continue
+			}
+		}
+		if err := f.dropShard(p); err != nil {
+			return n, err
+		}
+		n++
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	if err := f.db.Sync(); err != nil {
+		return n, err
+	}
+	// The filter sheds the dropped shards' keys: it holds what the
+	// store does, and measures its false positives on every shard again.
+	return n, f.rebuildBloom(f.expectedURLs)
 }
 
 // snapshotMagic starts a shard snapshot (after zstd decompression).

@@ -495,3 +495,117 @@ func TestDroppedShardIsForgotten(t *testing.T) {
 		}
 	})
 }
+
+// TestSeenFilterMeasureAfterAShardCameBack: a shard dropped and then read
+// again from its log brings back keys the filter holds from before; they
+// are not false positives of the filter, and the measure says so, also
+// after a restart with the filter's snapshot.
+func TestSeenFilterMeasureAfterAShardCameBack(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Open(Options{Dir: dir, Policy: adaptivePolicy(), Partial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	var links []crawl.Link
+	for i := range 200 {
+		links = append(links, link("a.test", i))
+	}
+	p := ShardOf("a.test")
+	if err := f.SetShard(p, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.AddAt(ctx, links, crawl.Position{Shard: p, Seq: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// The shard moves away and comes back: its log is read again.
+	if err := f.SetShard(p, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.DropShard(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.SetShard(p, true); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := f.AddAt(ctx, links, crawl.Position{Shard: p, Seq: 1}); err != nil || n != len(links) {
+		t.Fatalf("AddAt after the shard came back = %d, %v; want %d", n, err, len(links))
+	}
+	if got := f.Stats().BloomFPRate; got > 0.05 {
+		t.Errorf("BloomFPRate = %.2f after a shard came back, want the filter's own (about 0.01)", got)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The filter's snapshot keeps which shards are stale.
+	f, err = Open(Options{Dir: dir, Policy: adaptivePolicy(), Partial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if !f.fp.stale[p] || f.fp.stale[p+1] {
+		t.Errorf("after a restart: shard %d stale %v, shard %d stale %v; want true, false", p, f.fp.stale[p], p+1, f.fp.stale[p+1])
+	}
+}
+
+// TestDropUnowned: a partial frontier opened again holds the state of
+// shards it owned before; DropUnowned drops it (nothing queued, nothing
+// seen) and keeps the shards it owns now.
+func TestDropUnowned(t *testing.T) {
+	dir := t.TempDir()
+	ctx := t.Context()
+	f, err := Open(Options{Dir: dir, Policy: adaptivePolicy(), Partial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := ShardOf("a.test"), ShardOf("b.test")
+	if a == b {
+		t.Fatal("a.test and b.test share a shard")
+	}
+	for _, h := range []string{"a.test", "b.test"} {
+		p := ShardOf(h)
+		if err := f.SetShard(p, true); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.AddAt(ctx, []crawl.Link{link(h, 1), link(h, 2)}, crawl.Position{Shard: p, Seq: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err = Open(Options{Dir: dir, Policy: adaptivePolicy(), Partial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.SetShard(b, true); err != nil {
+		t.Fatal(err)
+	}
+	if s := f.Stats(); s.Queued != 4 {
+		t.Fatalf("reopened: %d queued, want the 4 of before", s.Queued)
+	}
+	if n, err := f.DropUnowned(); err != nil || n != 1 {
+		t.Fatalf("DropUnowned() = %d, %v; want 1 (shard %d)", n, err, a)
+	}
+	if s := f.Stats(); s.Queued != 2 || s.Hosts != 1 || s.Seen != 2 {
+		t.Errorf("after DropUnowned: %d queued, %d hosts, %d seen; want b.test's 2, 1, 2", s.Queued, s.Hosts, s.Seen)
+	}
+	if seq, err := f.Applied(a); err != nil || seq != 0 {
+		t.Errorf("Applied(%d) = %d, %v after the drop; want 0", a, seq, err)
+	}
+	if n, err := f.DropUnowned(); err != nil || n != 0 {
+		t.Errorf("DropUnowned() again = %d, %v; want 0", n, err)
+	}
+	// The filter forgot the dropped keys: they are new again, not false
+	// positives, and the dropped shard counts in the measure again.
+	if f.fp.stale[a] {
+		t.Errorf("shard %d stale after DropUnowned rebuilt the filter", a)
+	}
+	if n, err := f.AddAt(ctx, []crawl.Link{link("a.test", 1), link("a.test", 2)}, crawl.Position{Shard: a, Seq: 1}); err != nil || n != 2 {
+		t.Fatalf("AddAt(dropped keys) = %d, %v; want 2", n, err)
+	}
+	if fp := f.fp; fp.falsePositives != 0 || fp.trueNegatives != 2 {
+		t.Errorf("filter measure after the drop: %d false positives, %d true negatives; want 0, 2", fp.falsePositives, fp.trueNegatives)
+	}
+}

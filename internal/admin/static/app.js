@@ -290,9 +290,9 @@
     const t = c.totals;
     const state = c.done ? `over since ${formatTime(c.done.at)}` : "running";
     const unowned = c.unowned_shards > 0 ? `, ${int.format(c.unowned_shards)} without an owner` : "";
-    setText("cluster-summary", `Crawl ${c.crawl}, ${state}: ${int.format(c.nodes.length)} nodes, ` +
+    setText("cluster-summary", `Crawl ${c.crawl}, ${state}: ${int.format(c.nodes.length)} live nodes, ` +
       `${int.format(c.shards)} shards${unowned}; leader ${c.leader || "none"}. ` +
-      `${int.format(t.pages)} pages in all, ${dec1.format(t.pages_per_second)}/s; ${int.format(t.queued)} queued.`);
+      `${int.format(t.pages)} pages in all by ${int.format(t.nodes)} nodes, ${dec1.format(t.pages_per_second)}/s; ${int.format(t.queued)} queued.`);
     const rows = c.nodes.map((n) => el("tr", {},
       el("th", { scope: "row" }, n.id + (n.id === c.node ? " (this node)" : "")),
       el("td", { class: "num" }, n.owned_shards === n.assigned_shards ? int.format(n.owned_shards)

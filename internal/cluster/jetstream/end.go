@@ -37,22 +37,34 @@ type Member struct {
 
 // Members lists the crawl's live members (their keys have not
 // expired), by ID.
+//
+// The keys are read from the bucket stream's per-subject state, one
+// answer of the server, and not with a KV key listing: a listing is a
+// consumer that skips a key rewritten while it runs (the message it was
+// to deliver is gone, its successor comes after the listing's end), so a
+// member writing its key at that moment (at each renewal, and at each
+// status report, Report) was missing from it, and the leader, whose own
+// writes run beside its rebalance, took its shards away from itself and
+// back a tick later.
 func (n *Node) Members(ctx context.Context) ([]Member, error) {
 	ctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
 	defer cancel()
-	lister, err := n.members.ListKeys(ctx)
+	bucket := bucketName(n.cfg.Crawl, "members")
+	stream, err := n.js.Stream(ctx, "KV_"+bucket)
 	if err != nil {
-		if errors.Is(err, js.ErrNoKeysFound) {
-			return nil, nil
-		}
 		return nil, fmt.Errorf("jetstream: members: %w", err)
 	}
-	defer func() { _ = lister.Stop() }() // frees the listing's subscription, if still there
+	prefix := "$KV." + bucket + "."
+	info, err := stream.Info(ctx, js.WithSubjectFilter(prefix+">"))
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: members: %w", err)
+	}
 	var ms []Member
-	for key := range lister.Keys() {
+	for subject := range info.State.Subjects {
+		key := strings.TrimPrefix(subject, prefix)
 		e, err := n.members.Get(ctx, key)
 		if err != nil {
-			continue // expired since it was listed
+			continue // deleted (Leave), or expired since the state was read
 		}
 		var v memberValue
 		if json.Unmarshal(e.Value(), &v) != nil {

@@ -154,6 +154,16 @@ func (n *Node) mayPublish(p int) (epoch uint64, ok bool) {
 	return l.epoch, l.claimed && time.Now().Before(l.deadline)
 }
 
+// Revoked reports whether the assignment moved shard p away from this
+// node while it still holds the shard's lease: a handover is under way
+// (Owns is false for that reason, not for a lease not confirmed).
+func (n *Node) Revoked(p int) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	l := n.held[p]
+	return l != nil && !l.revoked.IsZero()
+}
+
 // Owned lists the shards Owns is true for, in increasing order.
 func (n *Node) Owned() []int {
 	n.mu.Lock()
