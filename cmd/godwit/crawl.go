@@ -31,6 +31,7 @@ import (
 	"github.com/godwit-crawler/godwit/internal/events"
 	"github.com/godwit-crawler/godwit/internal/fetch"
 	"github.com/godwit-crawler/godwit/internal/frontier"
+	"github.com/godwit-crawler/godwit/internal/lifecycle"
 	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
@@ -283,19 +284,45 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		log.Warn("completed a WARC file interrupted by a crash", "file", r.File, "records", r.Records,
 			"bytes_cut", r.Truncated, "removed", r.Removed)
 	}
-	fetcher, err := fetch.New(fetch.Config{
-		UserAgent:    s.userAgent(),
-		Proxy:        s.Proxy,
-		ProxyEnv:     s.proxyEnv,
-		Resolver:     s.resolver,
-		AllowPrivate: s.AllowPrivate,
-		Timeout:      s.Timeout,
-		MaxBodyBytes: s.MaxBodyBytes,
-	})
-	if err != nil {
+	// The crawl's components, each started beside its stop. However the
+	// run ends (a component that fails to start, or the crawl's end),
+	// the started ones stop once each, last first: processors, progress
+	// and the admin server, the cluster node (its last links go out, its
+	// shards handed back), the result is read, then the events, the
+	// archive (its records are what the state points at), the frontier
+	// (it snapshots the seen-set), the uploads (the last WARC file and
+	// every index complete) and the fetcher.
+	var g lifecycle.Group
+	defer g.Stop()
+	var (
+		fetcher *fetch.Client
+		ws      *warcStore
+		fr      *frontier.Frontier
+		arch    *archive.Archive
+		evs     eventsSink
+		procs   *processors
+		pages   *events.Index
+		cn      *clusterNode
+		c       *crawl.Crawler
+	)
+	if err := g.Start(ctx, "fetcher", func(context.Context) (lifecycle.Stop, error) {
+		var err error
+		fetcher, err = fetch.New(fetch.Config{
+			UserAgent:    s.userAgent(),
+			Proxy:        s.Proxy,
+			ProxyEnv:     s.proxyEnv,
+			Resolver:     s.resolver,
+			AllowPrivate: s.AllowPrivate,
+			Timeout:      s.Timeout,
+			MaxBodyBytes: s.MaxBodyBytes,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return func() error { fetcher.Close(); return nil }, nil
+	}); err != nil {
 		return res, err
 	}
-	defer fetcher.Close()
 
 	pol := s.politenessPolicy() // effective.go
 	ccfg := crawl.Config{
@@ -323,67 +350,108 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 			{Name: "robots", Value: "obey"},
 		},
 	}
-	ws, err := openStore(ctx, s, data, warcNode(wcfg), log) // nil without --store (store.go)
-	if err != nil {
+	if err := g.Start(ctx, "store", func(ctx context.Context) (lifecycle.Stop, error) {
+		var err error
+		ws, err = openStore(ctx, s, data, warcNode(wcfg), log) // nil without --store (store.go)
+		if err != nil || ws == nil {
+			return nil, err
+		}
+		return func() error {
+			err := ws.stop()
+			res.Store = ws.result()
+			return err
+		}, nil
+	}); err != nil {
 		return res, err
 	}
-	if ws != nil {
-		defer ws.stop() // a no-op after the stop in the shutdown order below
+	if err := g.Start(ctx, "frontier", func(context.Context) (lifecycle.Stop, error) {
+		var err error
+		fr, err = frontier.Open(frontier.Options{
+			Dir:          data.state(),
+			Policy:       pol,
+			Agent:        ccfg.Agent,
+			LeaseTimeout: s.Timeout, // a request never outlives its timeout
+			Logger:       log,
+			Recrawl:      s.Continuous,
+			Freshness:    s.Recrawl.freshness(),
+			Uniform:      s.Recrawl.Policy == "uniform",
+			RevisitShare: s.Recrawl.share(),
+			Workers:      s.Workers,
+			BreadthFirst: s.Order == "breadth-first",
+			// In a cluster the frontier holds the shards this node owns.
+			Partial: s.Cluster.URL != "",
+		})
+		if err != nil {
+			return nil, failure{err}
+		}
+		return fr.Close, nil
+	}); err != nil {
+		return res, err
 	}
-	fr, err := frontier.Open(frontier.Options{
-		Dir:          data.state(),
-		Policy:       pol,
-		Agent:        ccfg.Agent,
-		LeaseTimeout: s.Timeout, // a request never outlives its timeout
-		Logger:       log,
-		Recrawl:      s.Continuous,
-		Freshness:    s.Recrawl.freshness(),
-		Uniform:      s.Recrawl.Policy == "uniform",
-		RevisitShare: s.Recrawl.share(),
-		Workers:      s.Workers,
-		BreadthFirst: s.Order == "breadth-first",
-		// In a cluster the frontier holds the shards this node owns.
-		Partial: s.Cluster.URL != "",
+	if err := g.Start(ctx, "archive", func(context.Context) (lifecycle.Stop, error) {
+		var err error
+		arch, err = archive.New(wcfg, archive.Options{
+			Store:        fr.Store(), // one store per crawl: the dup table lives beside the frontier's tables
+			RevisitMin:   s.Dedup.RevisitMin,
+			NearDup:      archive.NearDupPolicy(s.Dedup.NearDuplicates),
+			NearDistance: s.Dedup.NearDistance,
+			NearWindow:   s.Dedup.NearWindow,
+			Remote:       ws.remote(), // records of WARC files uploaded and deleted
+		})
+		if err != nil {
+			return nil, err
+		}
+		return arch.Close, nil
+	}); err != nil {
+		return res, err
+	}
+	if err := g.Start(ctx, "events", func(ctx context.Context) (lifecycle.Stop, error) {
+		var err error
+		if evs, err = openEvents(ctx, s); err != nil || evs == nil {
+			return nil, err
+		}
+		return evs.Close, nil
+	}); err != nil {
+		return res, err
+	}
+	// The result is read once everything started after this point has
+	// stopped (the cluster node's last links are out), and before the
+	// archive and the frontier close.
+	g.Add("result", func() error {
+		if c != nil {
+			res.Stats = c.Stats()
+			res.Seeds = c.Seeds()
+			res.BudgetSpent = c.BudgetSpent()
+		}
+		res.Data, res.MaxPages = s.Data, s.MaxPages
+		res.Dedup = arch.Stats()
+		return nil
 	})
-	if err != nil {
-		return res, failure{err}
-	}
-	arch, err := archive.New(wcfg, archive.Options{
-		Store:        fr.Store(), // one store per crawl: the dup table lives beside the frontier's tables
-		RevisitMin:   s.Dedup.RevisitMin,
-		NearDup:      archive.NearDupPolicy(s.Dedup.NearDuplicates),
-		NearDistance: s.Dedup.NearDistance,
-		NearWindow:   s.Dedup.NearWindow,
-		Remote:       ws.remote(), // records of WARC files uploaded and deleted
-	})
-	if err != nil {
-		fr.Close()
+	if err := g.Start(ctx, "processors", func(context.Context) (lifecycle.Stop, error) {
+		var err error
+		procs, err = newProcessors(s, s.goProcessors, log) // processors.go
+		return nil, err
+	}); err != nil {
 		return res, err
 	}
-	procs, err := newProcessors(s, s.goProcessors, log) // processors.go
-	if err != nil {
-		arch.Close()
-		fr.Close()
+	if err := g.Start(ctx, "pages", func(context.Context) (lifecycle.Stop, error) {
+		var err error
+		if pages, err = events.OpenIndex(fr.Store()); err != nil { // the admin API's pages (pages.go)
+			return nil, failure{err}
+		}
+		return nil, nil
+	}); err != nil {
 		return res, err
-	}
-	evs, err := openEvents(ctx, s)
-	if err != nil {
-		arch.Close()
-		fr.Close()
-		return res, err
-	}
-	pages, err := events.OpenIndex(fr.Store()) // the admin API's pages (pages.go)
-	if err != nil {
-		arch.Close()
-		fr.Close()
-		return res, failure{err}
 	}
 	var front crawl.Frontier = fr
-	var cn *clusterNode
 	if s.Cluster.URL != "" {
-		if cn, err = joinCluster(ctx, s, fr, ws, log); err != nil {
-			arch.Close()
-			fr.Close()
+		if err := g.Start(ctx, "cluster node", func(ctx context.Context) (lifecycle.Stop, error) {
+			var err error
+			if cn, err = joinCluster(ctx, s, fr, ws, log); err != nil {
+				return nil, err
+			}
+			return cn.stop, nil
+		}); err != nil {
 			return res, err
 		}
 		front = cn.node
@@ -392,21 +460,25 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		Events: teeEvents{pages}}
 	if evs != nil {
 		deps.Events = teeEvents{pages, evs}
-		defer evs.Close() // a no-op after the close in the shutdown order below
-	}
-	c, err := crawl.New(ccfg, deps)
-	if err != nil {
-		if cn != nil {
-			cn.stop()
-		}
-		arch.Close()
-		fr.Close()
-		return res, err
 	}
 	// runCtx ends the crawl as finished rather than stopped: a cluster
 	// crawl ends so when every node is idle.
 	runCtx, finish := context.WithCancel(ctx)
 	defer finish()
+	if err := g.Start(ctx, "crawler", func(ctx context.Context) (lifecycle.Stop, error) {
+		var err error
+		if c, err = crawl.New(ccfg, deps); err != nil {
+			return nil, err
+		}
+		if cn != nil {
+			cn.start(seeds, c, finish) // the crawl's seeds come from every node
+		} else if _, err := c.AddSeeds(ctx, seeds); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}); err != nil {
+		return res, err
+	}
 	go func() { // --processor-errors stop
 		select {
 		case <-procs.broke:
@@ -414,13 +486,6 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		case <-runCtx.Done():
 		}
 	}()
-	if cn != nil {
-		cn.start(seeds, c, finish) // the crawl's seeds come from every node
-	} else if _, err := c.AddSeeds(ctx, seeds); err != nil {
-		arch.Close()
-		fr.Close()
-		return res, err
-	}
 	metrics := []func(prometheus.Registerer) error{c.RegisterMetrics, fr.RegisterMetrics, arch.RegisterMetrics, fetcher.RegisterMetrics}
 	if procs.runner != nil {
 		metrics = append(metrics, procs.runner.RegisterMetrics)
@@ -431,56 +496,34 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	if cn != nil {
 		metrics = append(metrics, func(reg prometheus.Registerer) error { return reg.Register(newClusterCollector(cn.js)) })
 	}
-	be := newBackend(c, fr, arch, ccfg.URL)
-	be.pages = pages
-	be.procs = procs.runner
-	be.cluster = cn
-	stopAdmin, adminAddr, err := startAdmin(ctx, s, be, log, metrics...)
-	if err != nil {
-		if cn != nil {
-			cn.stop()
+	if err := g.Start(ctx, "admin", func(ctx context.Context) (lifecycle.Stop, error) {
+		be := newBackend(c, fr, arch, ccfg.URL)
+		be.pages = pages
+		be.procs = procs.runner
+		be.cluster = cn
+		stopAdmin, adminAddr, err := startAdmin(ctx, s, be, log, metrics...)
+		if err != nil {
+			return nil, err
 		}
-		arch.Close()
-		fr.Close()
+		if cn != nil {
+			cn.admin.Store(adminAddr) // as the server listens: the default's port may have been taken
+		}
+		return func() error { stopAdmin(); return nil }, nil
+	}); err != nil {
 		return res, err
-	}
-	defer stopAdmin()
-	if cn != nil {
-		cn.admin.Store(adminAddr) // as the server listens: the default's port may have been taken
 	}
 	log.Info("crawl starting", "resumed", resume, "seeds", len(seeds), "queued", fr.Stats().Queued,
 		"data", s.Data, "delay", s.Delay, "workers", s.Workers, "scope", s.Scope, "user_agent", s.userAgent())
 
 	if ws != nil {
-		ws.start(ctx, c) // uploads WARC files as they complete, and those an earlier run left
+		ws.start(ctx, c) // uploads WARC files as they complete, and those an earlier run left (stopped by the store's stop)
 	}
 	stopProgress := term.progress(c.Stats, log)
+	g.Add("progress", func() error { stopProgress(); return nil })
 	stopProcs := procs.start(ctx)
+	g.Add("processors' children", func() error { stopProcs(); return nil }) // no worker calls them any more
 	runErr := c.Run(runCtx)
-	stopProcs() // no worker calls them any more
-	stopProgress()
-	stopAdmin() // before the archive and frontier close under it
-	var clusterErr error
-	if cn != nil {
-		// The node leaves before the archive and frontier close: its last
-		// links go out and its shards' leases are handed back.
-		clusterErr = cn.stop()
-	}
-	res.Stats = c.Stats()
-	res.Data, res.MaxPages, res.BudgetSpent = s.Data, s.MaxPages, c.BudgetSpent()
-	res.Dedup = arch.Stats()
-	res.Seeds = c.Seeds()
-	// Shutdown order: the archive (its records are what the state points
-	// at), then the frontier (it snapshots the seen-set).
-	closeErr := errors.Join(clusterErr, arch.Close(), fr.Close())
-	if evs != nil {
-		closeErr = errors.Join(closeErr, evs.Close())
-	}
-	if ws != nil {
-		// Then the uploads: the last WARC file and every index are complete.
-		closeErr = errors.Join(closeErr, ws.stop())
-		res.Store = ws.result()
-	}
+	closeErr := g.Stop()
 	res.Interrupted = ctx.Err() != nil
 	if res.Processors = procs.stopped(); res.Processors != nil {
 		res.Interrupted = true

@@ -159,7 +159,7 @@ func TestBinaryRobotsCheck(t *testing.T) {
 	}{
 		{"not http", []string{"--file", file, "https://example.com/", "ftp://example.com/x"}, "argument 2"},
 		{"relative URL", []string{"--file", file, "/private/a"}, "not an absolute URL"},
-		{"bad host", []string{"--file", file, "http://exa mple.com/"}, "invalid URL"},
+		{"bad host", []string{"--file", file, "http://exa mple.com/"}, `bad URL (argument 1) "http://exa mple.com/": forbidden character`},
 		{"missing file", []string{"--file", filepath.Join(t.TempDir(), "nope.txt"), "https://example.com/"}, "nope.txt"},
 		{"no file", []string{"https://example.com/"}, "file"},
 		{"bad agent", []string{"--file", file, "--agent", "Godwit/1.0", "https://example.com/"}, "--agent"},

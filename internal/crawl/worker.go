@@ -402,23 +402,34 @@ func (c *Crawler) parseHTML(ctx context.Context, t Task, resp *fetch.Response) (
 // replay processes an archived response again for a URL whose depth
 // shrank after it was fetched. No request is made.
 //
-// A capture that cannot be read is fetched again instead: the Retry
-// outcome has the frontier queue the URL as a plain fetch (a replay's
-// retry counts no attempt). In a cluster that is the normal case of a
-// page fetched by a node that owned its shard before this one: the
-// capture is in that node's WARC files, which only a --store bucket
-// shares. Damage to a file here is worth a warning; a file that is not
-// here is not.
+// A capture that cannot be read is, with a depth limit, fetched again
+// instead: the Retry outcome has the frontier queue the URL as a plain
+// fetch (a replay's retry counts no attempt), so that the links the
+// smaller depth brings within the limit are followed. Without a depth
+// limit the smaller depth reaches no link the first fetch did not queue
+// already, so the URL is done, with no request. In a cluster that is the
+// normal case of a page fetched by a node that owned its shard before
+// this one: the capture is in that node's WARC files, which only a
+// --store bucket shares. Damage to a file here is worth a warning; a file
+// that is not here is not.
 func (c *Crawler) replay(ctx context.Context, t Task) (Outcome, []Link, error) {
 	resp, err := c.archive.Load(ctx, *t.Replay)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Outcome{Disposition: Requeue, Reason: "stopped"}, nil, nil
 		}
+		again := c.cfg.MaxDepth > 0
+		what := "nothing to follow again without a depth limit"
+		if again {
+			what = "fetching it again"
+		}
 		if errors.Is(err, fs.ErrNotExist) {
-			c.log.Debug("archived response not here; fetching it again", "url", t.URL, "capture", t.Replay.File)
+			c.log.Debug("archived response not here; "+what, "url", t.URL, "capture", t.Replay.File)
 		} else {
-			c.log.Warn("cannot replay archived response; fetching it again", "url", t.URL, "capture", *t.Replay, "err", err)
+			c.log.Warn("cannot replay archived response; "+what, "url", t.URL, "capture", *t.Replay, "err", err)
+		}
+		if !again {
+			return Outcome{Disposition: Done, Capture: t.Replay, Reason: "replay-unavailable"}, nil, nil
 		}
 		return Outcome{Disposition: Retry, Reason: "replay-unavailable"}, nil, nil
 	}
