@@ -242,7 +242,13 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		log.Warn("completed a WARC file interrupted by a crash", "file", r.File, "records", r.Records,
 			"bytes_cut", r.Truncated, "removed", r.Removed)
 	}
+	overrides, roots, err := s.transport()
+	if err != nil {
+		return res, err
+	}
 	fetcher, err := fetch.New(fetch.Config{
+		Overrides:    overrides,
+		RootCAs:      roots,
 		UserAgent:    s.userAgent(),
 		Proxy:        s.Proxy,
 		ProxyEnv:     s.proxyEnv,
