@@ -13,10 +13,11 @@ import (
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
 )
 
-// startDirectWeb serves web over TLS with a fresh fakeweb CA on the
-// loopback addresses addrs (one listener each, on a free port) and
-// returns the --resolve lines that spread the web's hosts over them
-// round-robin, and the CA's PEM file.
+// startDirectWeb serves web as an origin on the loopback addresses addrs
+// (one listener each, on a free port): over TLS with a fresh fakeweb CA
+// when the web is HTTPS, else plain HTTP. It returns the --resolve lines
+// that spread the web's hosts over the addresses round-robin, and the
+// CA's PEM file.
 func startDirectWeb(t *testing.T, web *fakeweb.Web, addrs []string) (resolve []string, caFile string) {
 	t.Helper()
 	ca, err := fakeweb.NewCA()
@@ -38,21 +39,31 @@ func startDirectWeb(t *testing.T, web *fakeweb.Web, addrs []string) (resolve []s
 		}
 		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
 		ch := make(chan error, 1)
-		go func() { ch <- web.ServeTLS(ctx, ln, ca.ServerConfig()) }()
+		go func() {
+			if web.Config().HTTPS {
+				ch <- web.ServeTLS(ctx, ln, ca.ServerConfig())
+				return
+			}
+			ch <- web.Serve(ctx, ln)
+		}()
 		done = append(done, ch)
 	}
 	t.Cleanup(func() {
 		cancel()
 		for _, ch := range done {
 			if err := <-ch; err != nil {
-				t.Errorf("fakeweb.ServeTLS: %v", err)
+				t.Errorf("fakeweb.Serve: %v", err)
 			}
 		}
 	})
+	port := 80
+	if web.Config().HTTPS {
+		port = 443
+	}
 	for i, seed := range web.Seeds() {
-		host := strings.TrimSuffix(strings.TrimPrefix(seed, "https://"), "/")
+		host := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(seed, "https://"), "http://"), "/")
 		k := i % len(addrs)
-		resolve = append(resolve, fmt.Sprintf("%s:443:%s:%d", host, addrs[k], ports[k]))
+		resolve = append(resolve, fmt.Sprintf("%s:%d:%s:%d", host, port, addrs[k], ports[k]))
 	}
 	return resolve, caFile
 }
@@ -61,12 +72,21 @@ func startDirectWeb(t *testing.T, web *fakeweb.Web, addrs []string) (resolve []s
 // on three loopback addresses: godwit resolves every name by --resolve,
 // trusts fakeweb's CA by --ca-cert, dials through its SSRF guard
 // (--allow-private) and speaks TLS itself. Judged by what the web saw.
-func TestCrawlDirectHTTPS(t *testing.T) {
+func TestCrawlDirectHTTPS(t *testing.T) { testCrawlDirect(t, true) }
+
+// TestCrawlDirectHTTP is the same over plain HTTP.
+func TestCrawlDirectHTTP(t *testing.T) { testCrawlDirect(t, false) }
+
+func testCrawlDirect(t *testing.T, https bool) {
+	scheme := "http://"
+	if https {
+		scheme = "https://"
+	}
 	web, err := fakeweb.New(fakeweb.Config{
 		Hosts:        12,
 		PagesPerHost: 8,
 		Seed:         5,
-		HTTPS:        true,
+		HTTPS:        https,
 		CrawlDelay:   100 * time.Millisecond,
 		Robots: []fakeweb.RobotsKind{
 			fakeweb.RobotsAllow, fakeweb.RobotsDisallow, fakeweb.RobotsCrawlDelay, fakeweb.RobotsNotFound,
@@ -90,8 +110,8 @@ func TestCrawlDirectHTTPS(t *testing.T) {
 		t.Errorf("only %d pages reachable: the test web is too small to mean much", r.Reachable)
 	}
 	for _, q := range web.Requests() {
-		if q.Proxy || !strings.HasPrefix(q.RawURL, "https://") {
-			t.Fatalf("fakeweb saw %s (proxy %v), want only direct https requests", q.RawURL, q.Proxy)
+		if q.Proxy || !strings.HasPrefix(q.RawURL, scheme) {
+			t.Fatalf("fakeweb saw %s (proxy %v), want only direct %s requests", q.RawURL, q.Proxy, scheme)
 		}
 	}
 	if res.Stats.Pages == 0 || res.Stats.RobotsFetches == 0 {
