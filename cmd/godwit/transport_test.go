@@ -159,3 +159,17 @@ func TestTransportSettings(t *testing.T) {
 		t.Errorf("validate with a non-PEM --ca-cert = %v", err)
 	}
 }
+
+func TestTransportConfigKeys(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "godwit.yaml")
+	if err := os.WriteFile(path, []byte("resolve: [\"h1.example:127.0.0.2\", \"h2.example:80:127.0.0.3:8080\"]\nca_cert: /etc/extra.pem\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := defaultSettings()
+	if err := loadConfigFile(path, &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Resolve) != 2 || s.Resolve[1] != "h2.example:80:127.0.0.3:8080" || s.CACert != "/etc/extra.pem" {
+		t.Errorf("config file gave resolve %q, ca_cert %q", s.Resolve, s.CACert)
+	}
+}
