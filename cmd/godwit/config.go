@@ -50,6 +50,10 @@ type crawlSettings struct {
 	// MemoryLimit is the Go runtime's soft memory limit ("256MiB"); empty
 	// leaves it to GOMEMLIMIT or the runtime's default (none).
 	MemoryLimit string `yaml:"memory_limit"`
+	// Resolve sends host names to fixed addresses (--resolve); CACert
+	// names a PEM file of extra trusted roots (--ca-cert). transport.go.
+	Resolve []string `yaml:"resolve"`
+	CACert  string   `yaml:"ca_cert"`
 	// Admin is the admin API's address ("off": none); AdminToken its
 	// bearer token, required when Admin is not a loopback address.
 	Admin      string `yaml:"admin"`
@@ -280,6 +284,7 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.s.Order, "order", d.Order, "how each host's queue is served: importance (OPIC) or breadth-first")
 	fs.BoolVar(&f.requisites, "requisites", true, "also fetch what fetched pages need to render (images, stylesheets and what they import, scripts, fonts, media), one embed hop beyond --max-depth")
 	fs.StringVar(&f.s.RequisitesScope, "requisites-scope", d.RequisitesScope, "where requisites may be: any (any host, e.g. a CDN; exclude rules apply) or pages (the pages' scope)")
+	f.registerTransport(fs)
 	f.registerStore(fs)
 	f.registerCluster(fs)
 	f.registerProcessors(fs)
@@ -328,6 +333,7 @@ func (f *crawlFlags) settingsOver(s crawlSettings, fs *pflag.FlagSet, args []str
 	set("order", func() { s.Order = f.s.Order })
 	set("requisites", func() { s.Requisites = &f.requisites })
 	set("requisites-scope", func() { s.RequisitesScope = f.s.RequisitesScope })
+	f.applyTransport(fs, &s)
 	f.applyStore(fs, &s)
 	f.applyCluster(fs, &s)
 	f.applyProcessors(fs, &s)
@@ -390,6 +396,9 @@ func (s crawlSettings) validate() error {
 		}
 	}
 	if err := checkContact(s.Contact); err != nil {
+		return err
+	}
+	if _, _, err := s.transport(); err != nil {
 		return err
 	}
 	if s.Proxy != "" {

@@ -306,8 +306,13 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		c       *crawl.Crawler
 	)
 	if err := g.Start(ctx, "fetcher", func(context.Context) (lifecycle.Stop, error) {
-		var err error
+		overrides, roots, err := s.transport() // transport.go
+		if err != nil {
+			return nil, err
+		}
 		fetcher, err = fetch.New(fetch.Config{
+			Overrides:    overrides,
+			RootCAs:      roots,
 			UserAgent:    s.userAgent(),
 			Proxy:        s.Proxy,
 			ProxyEnv:     s.proxyEnv,

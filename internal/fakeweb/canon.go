@@ -225,7 +225,7 @@ func (w *Web) parseURL(raw string) (host int, clean string, ok bool) {
 // beyond its path: the query and the session ID.
 func (w *Web) parseRequestURL(raw string) (host int, clean string, q reqInfo, ok bool) {
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "http" {
+	if err != nil || u.Scheme+"://" != w.scheme() {
 		return 0, "", q, false
 	}
 	host, ok = w.lookupHost(u.Host)

@@ -180,6 +180,12 @@ type Config struct {
 	CrawlDelay time.Duration
 	// Latency is added to every response, robots.txt included. Zero means none.
 	Latency time.Duration
+	// HTTPS makes every absolute URL the web writes (seeds, links,
+	// redirects, sitemaps, requisites) https:// instead of http://, for a
+	// crawl of the web served by ServeTLS. The pages are the same either
+	// way; URLs of the other scheme are not the web's pages (the truth
+	// and the report do not know them).
+	HTTPS bool
 	// Seed seeds every pseudo-random choice: the same Config, Seed included,
 	// gives a byte-identical web.
 	Seed int64

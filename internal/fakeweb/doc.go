@@ -324,6 +324,15 @@
 // virtual host (Host header), and also answers control endpoints for any
 // other host: see Handler.
 //
+// For a crawl without the proxy, ServeTLS serves the same handler over
+// TLS, as an origin only, with certificates from a CA made at run time
+// (NewCA; no key is ever checked in; CertPEM is what the crawler trusts,
+// godwit --ca-cert), HTTP/2 included when the client offers it by ALPN.
+// Listeners on several loopback addresses (Linux routes all of
+// 127.0.0.0/8) give a web whose hosts share addresses; the crawler maps
+// the names to them (godwit --resolve). With Config.HTTPS every absolute
+// URL the web writes is https://, and only https:// URLs are its pages.
+//
 // # The judge
 //
 // Every request is logged with the time its handler was entered and the

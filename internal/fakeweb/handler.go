@@ -54,7 +54,11 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	rawURL := r.RequestURI
 	if !r.URL.IsAbs() {
-		rawURL = "http://" + r.Host + r.RequestURI
+		scheme := "http://"
+		if r.TLS != nil {
+			scheme = "https://"
+		}
+		rawURL = scheme + r.Host + r.RequestURI
 	}
 	e := w.log.begin(Request{
 		Method:    r.Method,

@@ -34,7 +34,7 @@ type form uint8
 const (
 	formAbsolute       form = iota // http://h3.fake.test/p/7
 	formUpperHost                  // http://H3.FAKE.TEST/p/7
-	formPort80                     // http://h3.fake.test:80/p/7
+	formPort80                     // http://h3.fake.test:80/p/7 (:443 with Config.HTTPS)
 	formProtoRelative              // //h3.fake.test/p/7
 	formRootRelative               // /p/7
 	formDocRelative                // 7 (from /p/x), p/7 (from /)
@@ -208,11 +208,11 @@ func (w *Web) href(l link, from int, baseDir string, d decor) string {
 	var s string
 	switch l.form {
 	case formAbsolute:
-		s = "http://" + w.hostName(l.to.host) + p
+		s = w.scheme() + w.hostName(l.to.host) + p
 	case formUpperHost:
-		s = "http://" + strings.ToUpper(w.hostName(l.to.host)) + p
+		s = w.scheme() + strings.ToUpper(w.hostName(l.to.host)) + p
 	case formPort80:
-		s = "http://" + w.hostName(l.to.host) + ":80" + p
+		s = w.scheme() + w.hostName(l.to.host) + w.defaultPort() + p
 	case formProtoRelative:
 		s = "//" + w.hostName(l.to.host) + p
 	case formRootRelative:
@@ -314,7 +314,7 @@ func (w *Web) trapBaseHref(host, n int) string {
 	w.reseed(src, streamBase, host, n)
 	switch rand.New(src).IntN(3) {
 	case 0:
-		return "http://" + w.hostName(host) + trapBaseDir
+		return w.scheme() + w.hostName(host) + trapBaseDir
 	case 1:
 		return "//" + w.hostName(host) + trapBaseDir
 	}

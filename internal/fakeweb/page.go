@@ -95,7 +95,7 @@ func (w *Web) respond(host int, res resource, q reqInfo) response {
 
 // redirect answers 301 to path on the same host.
 func (w *Web) redirect(host int, path string) response {
-	loc := "http://" + w.hostName(host) + path
+	loc := w.scheme() + w.hostName(host) + path
 	body := "<!DOCTYPE html>\n<title>Moved Permanently</title>\n<a href=\"" + loc + "\">Moved Permanently</a>\n"
 	return response{status: http.StatusMovedPermanently, contentType: htmlType, location: loc, body: []byte(body)}
 }
@@ -223,7 +223,7 @@ func (w *Web) render(host, n int, private bool, sid string) []byte {
 	if base {
 		baseDir = pagePrefix
 	}
-	baseHref := "http://" + name + pagePrefix
+	baseHref := w.scheme() + name + pagePrefix
 	if w.cfg.Traps.BaseHref && !private {
 		base, baseDir, baseHref = true, trapBaseDir, w.trapBaseHref(host, n)
 	}

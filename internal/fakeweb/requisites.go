@@ -94,7 +94,7 @@ const pngBytes = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x02\x00\x00\x0
 // assetResponse answers asset n of host. Every host serves every asset
 // path; which host a page names for which asset is the requisite graph.
 func (w *Web) assetResponse(host, n int) response {
-	cdn := "http://" + w.hostName(w.cdnHost(host))
+	cdn := w.scheme() + w.hostName(w.cdnHost(host))
 	ok := func(ct, body string) response {
 		return response{status: http.StatusOK, contentType: ct, body: []byte(body)}
 	}
@@ -116,7 +116,7 @@ func (w *Web) assetResponse(host, n int) response {
 
 // writeHeadRequisites writes the <head> requisites of every page of host.
 func (w *Web) writeHeadRequisites(p *pageWriter, host int) {
-	cdn := "http://" + w.hostName(w.cdnHost(host))
+	cdn := w.scheme() + w.hostName(w.cdnHost(host))
 	p.s(`<link rel="stylesheet" href="/a/site.css">`, "\n",
 		`<link rel="icon" href="/a/icon.png">`, "\n",
 		`<script src="/a/app.js"></script>`, "\n",

@@ -2,6 +2,7 @@ package fakeweb
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -24,13 +25,32 @@ const shutdownGrace = 2 * time.Second
 // Serve may be called more than once, on different listeners, at the same
 // time or one after another.
 func (w *Web) Serve(ctx context.Context, ln net.Listener) error {
+	return w.serve(ctx, ln, nil)
+}
+
+// ServeTLS is Serve over TLS with cfg (CA.ServerConfig), HTTP/2 included
+// when the client offers it by ALPN. Its hosts are served as an origin
+// server (the client connects to them directly, by a name override such
+// as godwit's --resolve); it is not a proxy.
+func (w *Web) ServeTLS(ctx context.Context, ln net.Listener, cfg *tls.Config) error {
+	return w.serve(ctx, ln, cfg)
+}
+
+func (w *Web) serve(ctx context.Context, ln net.Listener, cfg *tls.Config) error {
 	srv := &http.Server{
 		Handler:           w.Handler(),
 		ReadHeaderTimeout: 30 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
+		TLSConfig:         cfg,
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() {
+		if cfg != nil {
+			served <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		served <- srv.Serve(ln)
+	}()
 
 	select {
 	case err := <-served:

@@ -39,7 +39,7 @@ func (w *Web) hasSitemaps(host int) bool { return w.cfg.Sitemaps && w.kind(host)
 
 // sitemapLine is what Config.Sitemaps appends to the robots.txt of host.
 func (w *Web) sitemapLine(host int) string {
-	return "\nSitemap: http://" + w.hostName(host) + sitemapPaths[sitemapIndex] + "\n"
+	return "\nSitemap: " + w.scheme() + w.hostName(host) + sitemapPaths[sitemapIndex] + "\n"
 }
 
 // eachSitemapEntry calls f with every URL the sitemaps of host list, in
@@ -83,7 +83,7 @@ func (w *Web) sitemap(host, n int) response {
 	src := &rand.PCG{}
 	w.reseed(src, streamSitemap, host, n)
 	r := rand.New(src)
-	base := "http://" + w.hostName(host)
+	base := w.scheme() + w.hostName(host)
 	var b bytes.Buffer
 	b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
 	if n == sitemapIndex {

@@ -160,7 +160,7 @@ func (w *Web) Robots(i int) RobotsKind { return w.kind(i) }
 func (w *Web) Seeds() []string {
 	seeds := make([]string, w.cfg.Hosts)
 	for i := range seeds {
-		seeds[i] = "http://" + w.hostName(i) + "/"
+		seeds[i] = w.scheme() + w.hostName(i) + "/"
 	}
 	return seeds
 }

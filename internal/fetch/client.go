@@ -96,6 +96,7 @@ func New(cfg Config) (*Client, error) {
 		TLSClientConfig: &tls.Config{
 			MinVersion: tls.VersionTLS12,
 			NextProtos: []string{"http/1.1"},
+			RootCAs:    cfg.RootCAs,
 		},
 		TLSHandshakeTimeout:    cfg.TLSHandshakeTimeout,
 		ResponseHeaderTimeout:  cfg.ResponseHeaderTimeout,

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"strings"
@@ -89,6 +90,14 @@ type Config struct {
 	// DNSCacheSize bounds the number of host names cached (about 200
 	// bytes each); when full, the entry inserted longest ago goes.
 	DNSCacheSize int
+
+	// Overrides send the connections of some host names to fixed
+	// addresses instead of asking DNS (curl's --resolve). The SSRF guard
+	// still applies to the fixed address.
+	Overrides []Override
+	// RootCAs verifies servers' certificates; nil means the system's
+	// roots. cmd/godwit passes the system pool plus --ca-cert.
+	RootCAs *x509.CertPool
 }
 
 // ProxyEnv holds the proxy environment variables, already read by the
@@ -174,6 +183,11 @@ func (c Config) Validate() error {
 	}
 	if c.DNSMinTTL > c.DNSMaxTTL && c.DNSMaxTTL != 0 {
 		return fmt.Errorf("fetch: config: dns min ttl %v above max ttl %v", c.DNSMinTTL, c.DNSMaxTTL)
+	}
+	for _, o := range c.Overrides {
+		if o.Host == "" || !o.Addr.IsValid() {
+			return fmt.Errorf("fetch: config: override %q has no host or address", o.String())
+		}
 	}
 	if c.Proxy != "" {
 		if _, err := parseProxy(c.Proxy); err != nil {

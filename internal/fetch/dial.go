@@ -17,8 +17,9 @@ import (
 const minDialSlice = 2 * time.Second
 
 // dial connects to addr ("host:port"). The configured proxies' addresses
-// are dialed directly and unguarded. Any other host is resolved through
-// the DNS cache (a literal IP skips it); unless AllowPrivate, a host with
+// are dialed directly and unguarded. A host with an Override goes to its
+// fixed address (and port); any other host is resolved through the DNS
+// cache (a literal IP skips it); unless AllowPrivate, a host with
 // any forbidden address is refused before a connection is attempted, and
 // the socket-level guard (guardControl) checks the address again. The
 // allowed addresses are tried in the resolver's order, the dial timeout
@@ -41,7 +42,12 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
 	defer cancel()
 	var ips []netip.Addr
-	if ip, err := netip.ParseAddr(host); err == nil {
+	if o, ok := c.override(host, uint16(port)); ok {
+		ips = []netip.Addr{o.Addr}
+		if o.ToPort != 0 {
+			port = uint64(o.ToPort)
+		}
+	} else if ip, err := netip.ParseAddr(host); err == nil {
 		ips = []netip.Addr{ip}
 	} else if ips, err = c.dns.lookup(ctx, host); err != nil {
 		return nil, err

@@ -26,6 +26,10 @@
 //     the caller has nothing to close.
 //   - Decode's output is at most Config.MaxDecodedBytes long, and its
 //     memory is bounded by that cap, whatever the compression ratio.
+//   - Config.Overrides send some host names to fixed addresses and ports
+//     instead of DNS (curl's --resolve); the guard still checks the
+//     address. Config.RootCAs, when set, replaces the system roots for
+//     TLS verification (cmd/godwit passes the system pool plus --ca-cert).
 //   - Host names are resolved through the Client's DNS cache (see
 //     Config.Resolver): answers are kept for a TTL (Config.DNSCacheTTL, or
 //     the resolver's own clamped to [DNSMinTTL, DNSMaxTTL]), "no such

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,7 +66,7 @@ func TestConfigDefault(t *testing.T) {
 		DNSCacheTTL: 5 * time.Minute, DNSMinTTL: 30 * time.Second, DNSMaxTTL: time.Hour,
 		DNSNegativeTTL: time.Minute, DNSCacheSize: 100_000,
 	}
-	if c != want {
+	if !reflect.DeepEqual(c, want) {
 		t.Errorf("Default() = %+v, want %+v", c, want)
 	}
 	c = Config{MaxBodyBytes: 1000, Timeout: time.Second}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"crypto/x509"
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/godwit-crawler/godwit/internal/fetch"
+)
+
+// registerTransport adds the flags that decide where connections go and
+// whom they trust: --resolve and --ca-cert.
+func (f *crawlFlags) registerTransport(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.s.Resolve, "resolve", nil, "connect to HOST[:PORT] at ADDR[:PORT] instead of its DNS answer (repeatable; IPv6 in brackets; the guard still applies)")
+	fs.StringVar(&f.s.CACert, "ca-cert", "", "PEM file of extra trusted root certificates, added to the system's")
+}
+
+func (f *crawlFlags) applyTransport(fs *pflag.FlagSet, s *crawlSettings) {
+	if fs.Changed("resolve") {
+		s.Resolve = f.s.Resolve
+	}
+	if fs.Changed("ca-cert") {
+		s.CACert = f.s.CACert
+	}
+}
+
+// transport parses --resolve and loads --ca-cert: the fetch client's
+// overrides, and its root pool (nil, the system's, without --ca-cert).
+func (s crawlSettings) transport() ([]fetch.Override, *x509.CertPool, error) {
+	var overrides []fetch.Override
+	for _, r := range s.Resolve {
+		o, err := fetch.ParseOverride(r)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--resolve: %w", err)
+		}
+		overrides = append(overrides, o)
+	}
+	if s.CACert == "" {
+		return overrides, nil, nil
+	}
+	pemBytes, err := os.ReadFile(s.CACert)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--ca-cert: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool() // no system roots: trust only the file's
+	}
+	if !pool.AppendCertsFromPEM(pemBytes) {
+		return nil, nil, fmt.Errorf("--ca-cert %s: no PEM certificate in it", s.CACert)
+	}
+	return overrides, pool, nil
+}
