@@ -46,6 +46,7 @@ var layers = map[string]string{
 	"internal/blob":       "leaf",
 	"internal/upload":     "leaf",
 	"internal/process":    "leaf",
+	"internal/render":     "leaf",
 
 	"internal/crawltest": "testsupport",
 	"internal/fakeweb":   "testsupport",
