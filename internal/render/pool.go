@@ -414,41 +414,58 @@ func (b *browser) close() {
 	})
 }
 
-// groupRSS sums the resident memory of the processes in process group
-// pgid, from /proc; 0 where /proc is not readable.
+// groupRSS sums the resident memory of the live processes in process
+// group pgid, from /proc; 0 where /proc is not readable.
 func groupRSS(pgid int) int64 {
+	var total int64
+	for _, p := range groupProcs(pgid) {
+		total += p.rss
+	}
+	return total
+}
+
+type proc struct {
+	pid int
+	rss int64 // bytes
+}
+
+// groupProcs lists the live (not zombie) processes of process group pgid,
+// from /proc.
+func groupProcs(pgid int) []proc {
 	if pgid <= 0 {
-		return 0
+		return nil
 	}
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return nil
 	}
 	page := int64(os.Getpagesize())
-	var total int64
+	var procs []proc
 	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
 		if err != nil {
 			continue
 		}
-		// Fields after the parenthesized command: state ppid pgrp ... (rss is field 24).
+		// After the parenthesized command: state ppid pgrp ...; rss is
+		// the 24th field of the line, the 22nd after the command.
 		s := string(data)
 		i := strings.LastIndexByte(s, ')')
 		if i < 0 {
 			continue
 		}
 		f := strings.Fields(s[i+1:])
-		if len(f) < 22 {
+		if len(f) < 22 || f[0] == "Z" || f[0] == "X" {
 			continue
 		}
 		if g, _ := strconv.Atoi(f[2]); g != pgid {
 			continue
 		}
 		rss, _ := strconv.ParseInt(f[21], 10, 64)
-		total += rss * page
+		procs = append(procs, proc{pid: pid, rss: rss * page})
 	}
-	return total
+	return procs
 }

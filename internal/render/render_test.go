@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -283,14 +282,9 @@ func alive(pid int) bool {
 
 // groupMembers lists the live processes of group pgid.
 func groupMembers(pgid int) []int {
-	out, _ := exec.Command("ps", "-o", "pid=,stat=", "-g", strconv.Itoa(pgid)).Output()
 	var pids []int
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 2 && !strings.HasPrefix(f[1], "Z") {
-			n, _ := strconv.Atoi(f[0])
-			pids = append(pids, n)
-		}
+	for _, p := range groupProcs(pgid) {
+		pids = append(pids, p.pid)
 	}
 	return pids
 }
