@@ -4,7 +4,13 @@
 //
 // A Pool is a self-contained component with Start and Close: one browser
 // process and at most Config.Tabs pages rendering at once, each in a fresh
-// tab that is closed after its page.
+// tab that is closed after its page. Signals (Read) and a Selector decide,
+// in auto mode, which pages are worth a render and learn per host whether
+// rendering pays (see docs/decisions.md for the rules).
+//
+// The package is not wired into the crawl yet: the crawler must supply a
+// Fetcher that keeps per-host politeness for requests to hosts it holds no
+// lease on, which the frontier does not offer today.
 //
 // # Invariants
 //
@@ -26,7 +32,8 @@
 //     idle after each step, and only then reads the rendered DOM, its
 //     a[href] and area[href] links, and the requisites it loaded.
 //   - The browser is restarted after Config.RestartAfter pages and when the
-//     resident memory of its process group passes Config.MaxRSS; a browser
+//     memory of its process group (the sum of PSS, so that shared pages
+//     count once) passes Config.MaxRSS; a browser
 //     being retired finishes the pages it has before it is closed. A page
 //     whose browser crashed or hung (Config.PageTimeout) is retried on a
 //     fresh browser up to Config.Retries times; only then Render returns an
@@ -35,4 +42,8 @@
 //     directory (removed on Close). Close kills the group; if godwit itself
 //     is killed, the kernel kills the browser (Pdeathsig), and its helper
 //     processes exit when their parent goes.
+//   - A Selector in auto mode grants at most share × pages + 1 renders, and
+//     stops rendering a host after k renders that found nothing new (no
+//     new link, less than NewText more visible text); after k that found
+//     something it renders every page of the host.
 package render

@@ -74,7 +74,7 @@ type Config struct {
 	Browser      string // path of the chromium binary
 	Tabs         int
 	RestartAfter int   // pages per browser process
-	MaxRSS       int64 // bytes, summed over the browser's process group
+	MaxRSS       int64 // bytes of PSS, summed over the browser's process group
 	PageTimeout  time.Duration
 	IdleTime     time.Duration // quiet time that counts as network idle
 	IdleMax      time.Duration // bound of one wait for idle
@@ -414,19 +414,65 @@ func (b *browser) close() {
 	})
 }
 
-// groupRSS sums the resident memory of the live processes in process
-// group pgid, from /proc; 0 where /proc is not readable.
+// groupRSS sums the proportional set size (PSS: shared pages divided
+// among their users, so that the browser's processes, which share most of
+// their memory, are not counted many times over) of the live processes in
+// process group pgid, from /proc; 0 where /proc is not readable.
 func groupRSS(pgid int) int64 {
 	var total int64
 	for _, p := range groupProcs(pgid) {
-		total += p.rss
+		total += pss(p.pid)
 	}
 	return total
 }
 
+// pss reads the Pss line of /proc/PID/smaps_rollup, in bytes.
+func pss(pid int) int64 {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "smaps_rollup"))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Pss:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				kb, _ := strconv.ParseInt(f[0], 10, 64)
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+// procCPU is the user+system CPU time of process pid and of its children
+// that exited and were waited for, in ms, from /proc.
+func procCPU(pid int) float64 {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 15 {
+		return 0
+	}
+	var ticks float64
+	for _, i := range []int{11, 12, 13, 14} { // utime stime cutime cstime
+		v, _ := strconv.ParseFloat(f[i], 64)
+		ticks += v
+	}
+	return ticks * 1000 / clockTicks
+}
+
+// clockTicks is USER_HZ, 100 on Linux.
+const clockTicks = 100
+
 type proc struct {
 	pid int
-	rss int64 // bytes
 }
 
 // groupProcs lists the live (not zombie) processes of process group pgid,
@@ -439,7 +485,6 @@ func groupProcs(pgid int) []proc {
 	if err != nil {
 		return nil
 	}
-	page := int64(os.Getpagesize())
 	var procs []proc
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
@@ -450,22 +495,20 @@ func groupProcs(pgid int) []proc {
 		if err != nil {
 			continue
 		}
-		// After the parenthesized command: state ppid pgrp ...; rss is
-		// the 24th field of the line, the 22nd after the command.
+		// After the parenthesized command: state ppid pgrp ...
 		s := string(data)
 		i := strings.LastIndexByte(s, ')')
 		if i < 0 {
 			continue
 		}
 		f := strings.Fields(s[i+1:])
-		if len(f) < 22 || f[0] == "Z" || f[0] == "X" {
+		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
 			continue
 		}
 		if g, _ := strconv.Atoi(f[2]); g != pgid {
 			continue
 		}
-		rss, _ := strconv.ParseInt(f[21], 10, 64)
-		procs = append(procs, proc{pid: pid, rss: rss * page})
+		procs = append(procs, proc{pid: pid})
 	}
 	return procs
 }
