@@ -45,7 +45,10 @@ type Response struct {
 }
 
 // Fetcher fetches one request of a tab through the crawler's own fetch
-// path. It must be safe for concurrent use.
+// path. It must be safe for concurrent use and return when ctx ends (a
+// render waits for its requests before it returns). It must not follow
+// redirects: a 3xx goes to the browser, whose request for the target
+// pauses again and comes back through the Fetcher.
 type Fetcher func(ctx context.Context, r Request) (*Response, error)
 
 // Page is the plain fetch of the page to render; its document is served

@@ -40,7 +40,7 @@ const spaPage = `<!DOCTYPE html><html><head><title>app</title>
 <script src="/app.js"></script></body></html>`
 
 const spaScript = `
-fetch("/api/links.json").then(r => r.json()).then(links => {
+fetch("/api/start").then(r => r.json()).then(links => {
   const root = document.getElementById("root");
   for (const l of links) {
     const a = document.createElement("a"); a.href = l; a.textContent = l;
@@ -82,6 +82,8 @@ func newSPAServer(t *testing.T) *spaServer {
 		case "/app.js":
 			w.Header().Set("Content-Type", "text/javascript")
 			io.WriteString(w, spaScript)
+		case "/api/start":
+			http.Redirect(w, r, "/api/links.json", http.StatusFound)
 		case "/api/links.json":
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `["/a", "/b"]`)
@@ -117,7 +119,10 @@ func (f *plainFetch) fetch(ctx context.Context, r Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	// As godwit's fetcher: a redirect is answered as it is, and the
+	// browser's request for its target pauses again.
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +155,8 @@ func plainPage(t *testing.T, url string) Page {
 // TestRenderSPA renders a page whose links are built by script, some only
 // after a scroll: the links are found, the script's text is in the DOM,
 // every request the browser made went through the Fetcher (the server saw
-// nothing else), and the one robots.txt disallows never reached the server.
+// nothing else), including both hops of a redirect, and the one robots.txt
+// disallows never reached the server.
 func TestRenderSPA(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Screenshot = true
@@ -193,7 +199,7 @@ func TestRenderSPA(t *testing.T) {
 	if slices.Contains(seen, "/private/tracker.js") {
 		t.Errorf("the disallowed script reached the server")
 	}
-	for _, req := range []string{"/app.js", "/api/links.json", "/api/more.json"} {
+	for _, req := range []string{"/app.js", "/api/start", "/api/links.json", "/api/more.json"} {
 		if !slices.Contains(res.Requisites, srv.URL+req) {
 			t.Errorf("requisites %q lack %s", res.Requisites, req)
 		}
