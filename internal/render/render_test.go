@@ -305,3 +305,41 @@ func waitFor(t *testing.T, cond func() bool, format string, args ...any) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRenderHungPage: a page that never finishes loading (its script
+// never answers) ends at PageTimeout on each attempt, comes back as an
+// error (the caller keeps the plain fetch), and the pool renders the next
+// page.
+func TestRenderHungPage(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.PageTimeout = 1500 * time.Millisecond
+	cfg.Retries = 1
+	srv := newSPAServer(t)
+	p := New(cfg)
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	hang := func(ctx context.Context, r Request) (*Response, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	start := time.Now()
+	_, err := p.Render(context.Background(), Page{URL: srv.URL + "/hung", Status: 200,
+		Header: http.Header{"Content-Type": {"text/html"}},
+		Body:   []byte(`<html><head><script src="/never.js"></script></head><body>x</body></html>`)}, hang)
+	if err == nil {
+		t.Fatal("a hung page rendered")
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("hung page took %v", d)
+	}
+	if st := p.Stats(); st.Errors != 1 || st.Retries != 1 {
+		t.Errorf("stats %+v: want 1 error after 1 retry", st)
+	}
+	f := &plainFetch{}
+	res, err := p.Render(context.Background(), plainPage(t, srv.URL+"/"), f.fetch)
+	if err != nil || !slices.Contains(res.Links, srv.URL+"/a") {
+		t.Fatalf("the next page: %v, %v", res, err)
+	}
+}
