@@ -27,6 +27,7 @@ type tab struct {
 	lastChange atomic.Int64 // unix nanos of the last request start or end
 
 	mu         sync.Mutex
+	done       bool // no more requests are taken
 	requisites []string
 	subs       int
 	disallowed int
@@ -57,9 +58,23 @@ func (p *Pool) renderOnce(ctx context.Context, b *browser, pg Page, fetch Fetche
 
 	tb := &tab{page: pg, fetch: fetch, ctx: runCtx}
 	tb.touch()
-	defer tb.wg.Wait()
+	finish := func() {
+		// Stop taking requests, fail those in flight, and wait for their
+		// handlers: none outlives the render.
+		cancelRun()
+		tb.mu.Lock()
+		tb.done = true
+		tb.mu.Unlock()
+		tb.wg.Wait()
+	}
+	defer finish()
 	if err := chromedp.Listen(runCtx, func(ev any) {
 		if e, ok := ev.(*cdpfetch.EventRequestPaused); ok {
+			tb.mu.Lock()
+			defer tb.mu.Unlock()
+			if tb.done {
+				return // the tab is closing with the render
+			}
 			tb.inflight.Add(1)
 			tb.touch()
 			tb.wg.Add(1)
@@ -114,8 +129,7 @@ func (p *Pool) renderOnce(ctx context.Context, b *browser, pg Page, fetch Fetche
 		}
 		res.Screenshot = png
 	}
-	cancelRun() // fails whatever is still paused, then wait for the handlers
-	tb.wg.Wait()
+	finish()
 	tb.mu.Lock()
 	res.Requisites = tb.requisites
 	res.SubRequests, res.Disallowed, res.Failed = tb.subs, tb.disallowed, tb.failed
