@@ -328,7 +328,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		return res, err
 	}
 	if ws != nil {
-		defer ws.stop() // a no-op after the stop in the shutdown order below
+		defer ws.Stop() // a no-op after the stop in the shutdown order below
 	}
 	fr, err := frontier.Open(frontier.Options{
 		Dir:          data.state(),
@@ -354,7 +354,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		NearDup:      archive.NearDupPolicy(s.Dedup.NearDuplicates),
 		NearDistance: s.Dedup.NearDistance,
 		NearWindow:   s.Dedup.NearWindow,
-		Remote:       ws.remote(), // records of WARC files uploaded and deleted
+		Remote:       storeRemote(ws), // records of WARC files uploaded and deleted
 	})
 	if err != nil {
 		fr.Close()
@@ -426,7 +426,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		metrics = append(metrics, procs.runner.RegisterMetrics)
 	}
 	if ws != nil {
-		metrics = append(metrics, ws.up.RegisterMetrics)
+		metrics = append(metrics, ws.RegisterMetrics)
 	}
 	if cn != nil {
 		metrics = append(metrics, func(reg prometheus.Registerer) error { return reg.Register(newClusterCollector(cn.js)) })
@@ -452,7 +452,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		"data", s.Data, "delay", s.Delay, "workers", s.Workers, "scope", s.Scope, "user_agent", s.userAgent())
 
 	if ws != nil {
-		ws.start(ctx, c) // uploads WARC files as they complete, and those an earlier run left
+		ws.Start(ctx, c) // uploads WARC files as they complete, and those an earlier run left
 	}
 	stopProgress := term.progress(c.Stats, log)
 	stopProcs := procs.start(ctx)
@@ -478,8 +478,8 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	}
 	if ws != nil {
 		// Then the uploads: the last WARC file and every index are complete.
-		closeErr = errors.Join(closeErr, ws.stop())
-		res.Store = ws.result()
+		closeErr = errors.Join(closeErr, ws.Stop())
+		res.Store = storeResultOf(ws)
 	}
 	res.Interrupted = ctx.Err() != nil
 	if res.Processors = procs.stopped(); res.Processors != nil {
@@ -497,7 +497,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	for _, f := range res.WARCFiles {
 		if fi, err := os.Stat(filepath.Join(res.WARCDir, f)); err == nil {
 			res.WARCBytes += fi.Size()
-		} else if n, ok := ws.warcSize(f); ok { // uploaded and deleted
+		} else if n, ok := ws.Size(f); ok { // uploaded and deleted
 			res.WARCBytes += n
 		}
 	}
