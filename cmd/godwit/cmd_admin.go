@@ -22,7 +22,7 @@ import (
 
 // The admin commands are clients of a running crawl's admin API
 // (internal/admin): status, seeds add, hosts, pause, resume; and recrawl
-// share (recrawl.go).
+// share (cmd_recrawl.go).
 
 // adminFlags are the flags every admin client command takes.
 type adminFlags struct {
@@ -118,7 +118,7 @@ busiest hosts.
 With --data DIR, show what the data directory says about its crawl, with no
 crawl running needed: whether one runs there now, its last run, its stored
 settings, its progress (URLs seen, queued and fetched, hosts; read from its
-store when no crawl runs) and its WARC files (status.go).
+store when no crawl runs) and its WARC files (status_data.go).
 
 A node of a cluster crawl adds the whole cluster's status: its nodes, the
 shards each owns, their pages and rates, the crawl-wide totals, and whether
