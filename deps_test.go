@@ -47,6 +47,7 @@ var layers = map[string]string{
 	"internal/upload":     "leaf",
 	"internal/process":    "leaf",
 	"internal/lifecycle":  "leaf",
+	"internal/atomicfile": "leaf",
 
 	"internal/crawltest": "testsupport",
 	"internal/fakeweb":   "testsupport",
