@@ -48,6 +48,7 @@ var layers = map[string]string{
 	"internal/process":    "leaf",
 	"internal/lifecycle":  "leaf",
 	"internal/render":     "leaf",
+	"internal/atomicfile": "leaf",
 
 	"internal/crawltest": "testsupport",
 	"internal/fakeweb":   "testsupport",

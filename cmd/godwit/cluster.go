@@ -22,6 +22,7 @@ import (
 	"github.com/godwit-crawler/godwit/internal/cluster/jetstream"
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/frontier"
+	"github.com/godwit-crawler/godwit/internal/upload"
 )
 
 // clusterSettings join a crawl that runs across several nodes
@@ -229,7 +230,7 @@ func (q *changeQueue) pop() []jetstream.Change {
 // joinCluster connects to the crawl s.Cluster names (creating it, with
 // s's shared settings, if it does not exist) with fr, a Partial
 // frontier, as the state of the shards this node will own.
-func joinCluster(ctx context.Context, s crawlSettings, fr *frontier.Frontier, ws *warcStore, log *slog.Logger) (*clusterNode, error) {
+func joinCluster(ctx context.Context, s crawlSettings, fr *frontier.Frontier, ws *upload.Spool, log *slog.Logger) (*clusterNode, error) {
 	c := s.Cluster
 	nc, err := nats.Connect(c.URL, nats.Name("godwit "+c.Crawl+"/"+c.Node), nats.MaxReconnects(-1),
 		nats.ReconnectWait(250*time.Millisecond), nats.Timeout(5*time.Second))
@@ -273,7 +274,7 @@ func joinCluster(ctx context.Context, s crawlSettings, fr *frontier.Frontier, ws
 	// without one, to the crawl's JetStream object store.
 	var blobs jetstream.Blobs
 	if ws != nil {
-		blobs = s3Blobs{ws.bucket, "snapshots/"}
+		blobs = s3Blobs{ws.Bucket(), "snapshots/"}
 	} else if blobs, err = jn.ObjectStore(ctx); err != nil {
 		jn.Close()
 		nc.Close()

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -179,34 +177,11 @@ func listPaths(paths []string) string {
 }
 
 // loadSeeds returns the seeds recorded by earlier runs of this crawl.
-func (d dataDir) loadSeeds() ([]string, error) {
-	f, err := os.Open(filepath.Join(d.state(), datadir.SeedsFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var seeds []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if s := strings.TrimSpace(sc.Text()); s != "" {
-			seeds = append(seeds, s)
-		}
-	}
-	return seeds, sc.Err()
-}
+func (d dataDir) loadSeeds() ([]string, error) { return datadir.LoadSeeds(string(d)) }
 
 // saveSeeds records the crawl's seeds (they define its scope on resume),
 // atomically.
-func (d dataDir) saveSeeds(seeds []string) error {
-	if err := os.MkdirAll(d.state(), 0o755); err != nil {
-		return err
-	}
-	return datadir.WriteFile(filepath.Join(d.state(), datadir.SeedsFile), []byte(strings.Join(seeds, "\n")+"\n"))
-}
+func (d dataDir) saveSeeds(seeds []string) error { return datadir.SaveSeeds(string(d), seeds) }
 
 // union returns a followed by the elements of b not in a.
 func union(a, b []string) []string {

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/godwit-crawler/godwit/internal/datadir"
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
@@ -30,11 +28,13 @@ func collectSeeds(s crawlSettings, resume bool, warn func(string)) ([]string, er
 		all = append(all, seedSource{url: u, where: fmt.Sprintf("seed %d", i+1)})
 	}
 	if s.SeedsFile != "" {
-		fromFile, err := readSeedsFile(s.SeedsFile)
+		fromFile, err := datadir.ReadSeedsFile(s.SeedsFile)
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, fromFile...)
+		for _, sd := range fromFile {
+			all = append(all, seedSource{url: sd.URL, where: sd.Where})
+		}
 	}
 	var seeds, bad []string
 	for _, sd := range all {
@@ -55,38 +55,6 @@ func collectSeeds(s crawlSettings, resume bool, warn func(string)) ([]string, er
 		return nil, errNoSeeds
 	}
 	return seeds, nil
-}
-
-// readSeedsFile reads one URL per line; blank lines and # comments are ignored.
-func readSeedsFile(path string) ([]seedSource, error) {
-	f, err := os.Open(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("seeds file %s does not exist", path)
-	case errors.Is(err, fs.ErrPermission):
-		return nil, fmt.Errorf("seeds file %s: permission denied", path)
-	case err != nil:
-		return nil, fmt.Errorf("seeds file %s: %w", path, err)
-	}
-	defer f.Close()
-	var out []seedSource
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if i := strings.IndexByte(line, '#'); i >= 0 && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t') {
-			line = line[:i] // a comment; a '#' inside a URL is a fragment
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		out = append(out, seedSource{url: line, where: fmt.Sprintf("%s:%d", path, n)})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("seeds file %s: %w", path, err)
-	}
-	return out, nil
 }
 
 // badSeeds is the error naming every bad seed, one a line after the

@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -182,33 +179,22 @@ func (st storeSettings) crawlName(data string) string {
 	return "crawl"
 }
 
-// warcStore uploads a crawl's WARC files while it runs: the uploader, the
-// goroutine that runs it, and the bucket it reads uploaded records back
-// from (archive.Remote).
-type warcStore struct {
-	bucket    *blob.Bucket
-	up        *upload.Uploader
-	prefix    string // the crawl's key prefix in the bucket
-	keepLocal bool
-	log       *slog.Logger
-
-	// crawl is paused on spool pressure; set by start, before the
-	// uploader runs. paused: the spool paused it (not the operator).
-	crawl  pauser
-	paused bool
-
-	cancel context.CancelFunc
-	done   chan error
-	once   sync.Once
+// storeRemote is the archive's reader of uploaded files; nil without a
+// store.
+func storeRemote(ws *upload.Spool) archive.Remote {
+	if ws == nil {
+		return nil
+	}
+	return ws
 }
 
-var _ archive.Remote = (*warcStore)(nil)
+var _ archive.Remote = (*upload.Spool)(nil)
 
 // openStore prepares the upload of the crawl's WARC files, or returns nil
 // without --store. node is the WARC writer's node name. A bucket the
 // server says does not exist is an error; a server that cannot be reached
 // only costs a warning (files wait in the spool).
-func openStore(ctx context.Context, s crawlSettings, data dataDir, node string, log *slog.Logger) (*warcStore, error) {
+func openStore(ctx context.Context, s crawlSettings, data dataDir, node string, log *slog.Logger) (*upload.Spool, error) {
 	if s.Store.URL == "" {
 		return nil, nil
 	}
@@ -220,9 +206,15 @@ func openStore(ctx context.Context, s crawlSettings, data dataDir, node string, 
 	if err != nil {
 		return nil, fmt.Errorf("--store: %w", err)
 	}
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	err = bucket.Check(cctx)
-	cancel()
+	spoolMax, _ := s.Store.spoolMax() // validated
+	ws, err := upload.OpenSpool(ctx, bucket, upload.SpoolConfig{
+		Dir:       data.warc(),
+		Manifest:  filepath.Join(data.state(), uploadsFile),
+		Prefix:    "warc/" + s.Store.crawlName(s.Data) + "/" + node + "/",
+		KeepLocal: s.Store.KeepLocal,
+		SpoolMax:  spoolMax,
+		Logger:    log,
+	})
 	switch {
 	case errors.Is(err, blob.ErrNoBucket):
 		where := o.Endpoint
@@ -231,109 +223,9 @@ func openStore(ctx context.Context, s crawlSettings, data dataDir, node string, 
 		}
 		return nil, fmt.Errorf("--store %s: the bucket does not exist on %s", s.Store.URL, where)
 	case err != nil:
-		log.Warn("object store unreachable; WARC files wait in the spool until it answers", "err", err)
-	}
-	spoolMax, _ := s.Store.spoolMax() // validated
-	w := &warcStore{bucket: bucket, prefix: "warc/" + s.Store.crawlName(s.Data) + "/" + node + "/",
-		keepLocal: s.Store.KeepLocal, log: log}
-	w.up, err = upload.New(upload.Config{
-		Dir:        data.warc(),
-		Manifest:   filepath.Join(data.state(), uploadsFile),
-		Prefix:     w.prefix,
-		KeepLocal:  s.Store.KeepLocal,
-		SpoolMax:   spoolMax,
-		OnPressure: w.pressure,
-		Logger:     log,
-	}, bucket)
-	if err != nil {
 		return nil, failure{err}
 	}
-	return w, nil
-}
-
-// pressure pauses the crawl while the spool is over its limit. The pause
-// is the crawler's, which the operator also uses (admin API): the spool
-// resumes only a crawl it paused itself.
-func (w *warcStore) pressure(full bool) {
-	switch {
-	case w.crawl == nil:
-	case full && !w.crawl.Paused():
-		w.crawl.Pause()
-		w.paused = true
-	case !full && w.paused:
-		w.crawl.Resume()
-		w.paused = false
-	}
-}
-
-// pauser is the crawl's pause switch (*crawl.Crawler).
-type pauser interface {
-	Pause()
-	Resume()
-	Paused() bool
-}
-
-// start runs the uploader until stop. The crawl is paused while the spool
-// is over --store-spool-max.
-func (w *warcStore) start(ctx context.Context, crawl pauser) {
-	// Uploads outlive Ctrl-C: the last pass at stop must still run.
-	ctx, w.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	w.done = make(chan error, 1)
-	w.crawl = crawl
-	go func() { w.done <- w.up.Run(ctx) }()
-	w.log.Info("uploading WARC files", "store", w.bucket.String()+"/"+w.prefix, "keep_local", w.keepLocal)
-}
-
-// stop uploads what is left (each pending file tried once more), waits
-// for the uploader and closes it. It is called after the archive has
-// closed, so the last WARC file and every index are complete.
-func (w *warcStore) stop() error {
-	var err error
-	w.once.Do(func() {
-		if st := w.up.Stats(); w.done != nil {
-			w.log.Info("uploading the last WARC files", "pending_before_close", st.Pending)
-		}
-		err = w.up.Close()
-		if w.done != nil {
-			// ErrClosed: Close came first and made the last pass itself.
-			if runErr := <-w.done; !errors.Is(runErr, upload.ErrClosed) {
-				err = errors.Join(runErr, err)
-			}
-			w.cancel()
-		}
-		w.bucket.CloseIdleConnections()
-	})
-	return err
-}
-
-// remote is the archive's reader of uploaded files; nil without a store.
-func (w *warcStore) remote() archive.Remote {
-	if w == nil {
-		return nil
-	}
-	return w
-}
-
-// ReadRange reads a record of an uploaded WARC file that is no longer on
-// local disk (archive.Remote).
-func (w *warcStore) ReadRange(ctx context.Context, file string, offset, length int64) ([]byte, error) {
-	e, ok := w.up.Entry(file)
-	if !ok {
-		return nil, fmt.Errorf("%s is neither on disk nor uploaded: %w", file, fs.ErrNotExist)
-	}
-	rc, err := w.bucket.GetRange(ctx, e.Key, offset, length)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, length))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) != length {
-		return nil, fmt.Errorf("%s@%d: read %d bytes of %d from the store", file, offset, len(b), length)
-	}
-	return b, nil
+	return ws, nil
 }
 
 // storeResult is what the summary says about the uploads.
@@ -343,18 +235,8 @@ type storeResult struct {
 	KeepLocal bool
 }
 
-func (w *warcStore) result() *storeResult {
-	return &storeResult{URL: w.bucket.String() + "/" + w.prefix, Stats: w.up.Stats(), KeepLocal: w.keepLocal}
-}
-
-// warcSize is the size of a WARC file of the crawl, on disk or, once
-// uploaded and deleted, as recorded.
-func (w *warcStore) warcSize(name string) (int64, bool) {
-	if w == nil {
-		return 0, false
-	}
-	e, ok := w.up.Entry(name)
-	return e.Size, ok
+func storeResultOf(ws *upload.Spool) *storeResult {
+	return &storeResult{URL: ws.URL(), Stats: ws.Stats(), KeepLocal: ws.KeepLocal()}
 }
 
 func printStoreSummary(out io.Writer, r *storeResult) {

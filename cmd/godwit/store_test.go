@@ -215,8 +215,8 @@ func TestStoreReadsUploadedRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws.start(t.Context(), nil)
-	if err := ws.stop(); err != nil { // the last pass uploads the file
+	ws.Start(t.Context(), nil)
+	if err := ws.Stop(); err != nil { // the last pass uploads the file
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(data.warc(), locs[0].File)); !os.IsNotExist(err) {
@@ -317,32 +317,5 @@ func TestStoreDownForAWholeCrawl(t *testing.T) {
 		if found != 2 {
 			t.Errorf("%s: %d of its WARC and index objects in the bucket (%q), want 2", name, found, keys)
 		}
-	}
-}
-
-type fakePauser struct{ paused bool }
-
-func (p *fakePauser) Pause()       { p.paused = true }
-func (p *fakePauser) Resume()      { p.paused = false }
-func (p *fakePauser) Paused() bool { return p.paused }
-
-// A full spool pauses the crawl and resumes only a pause it made: the
-// operator's pause outlasts the spool's.
-func TestStorePressurePausesTheCrawl(t *testing.T) {
-	c := &fakePauser{}
-	w := &warcStore{crawl: c}
-	w.pressure(true)
-	if !c.paused {
-		t.Fatal("a full spool did not pause the crawl")
-	}
-	w.pressure(false)
-	if c.paused {
-		t.Fatal("the crawl stayed paused after the spool drained")
-	}
-	c.Pause() // the operator
-	w.pressure(true)
-	w.pressure(false)
-	if !c.paused {
-		t.Error("the spool resumed a crawl the operator paused")
 	}
 }

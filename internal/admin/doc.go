@@ -47,9 +47,17 @@
 // described by GET /api/openapi.json (openapi.json, checked against the
 // mux by a test).
 //
+// # Client
+//
+// Client is the API's client side (godwit status, hosts, seeds add,
+// pause, resume, recrawl, urls): Do sends one request and returns the
+// answer's body, an *APIError for an error answer (with ErrorBody's code
+// and message when the server sent one), or an error saying the server is
+// unreachable.
+//
 // # Concurrency and lifetime
 //
-// A Server is safe for concurrent use. New starts nothing; Serve runs
+// A Server and a Client are safe for concurrent use. New starts nothing; Serve runs
 // until its context ends, then shuts down gracefully (in-flight requests
 // get a few seconds to finish) and returns.
 //

@@ -14,5 +14,9 @@
 // holding foreign files, so that deleting a crawl (godwit crawl --fresh)
 // deletes exactly what godwit wrote. docs/formats.md lists the layout.
 //
+// It also reads and writes the crawl's seeds: a user's seeds file
+// (ReadSeedsFile, whose errors are worded for the user) and the seeds the
+// data directory records for a resumed crawl (LoadSeeds, SaveSeeds).
+//
 // A Lock is owned by one goroutine; nothing here starts goroutines.
 package datadir

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/godwit-crawler/godwit/internal/atomicfile"
 	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
@@ -181,41 +182,11 @@ func RemoveOwned(dir string, c Contents) error {
 }
 
 // WriteFile writes data to path whole or not at all: a temporary file
-// (path + ".tmp"), fsynced, renamed over path, and the directory fsynced.
+// (path + ".tmp"), fsynced, renamed over path, and the directory fsynced
+// (atomicfile).
 func WriteFile(path string, data []byte) error {
-	tmp := path + tmpSuffix
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("datadir: %w", err)
-	}
-	_, err = f.Write(data)
-	if serr := f.Sync(); err == nil {
-		err = serr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(path))
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.WriteFile(path, data); err != nil {
 		return fmt.Errorf("datadir: %w", err)
 	}
 	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

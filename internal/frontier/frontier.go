@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -19,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/godwit-crawler/godwit/internal/atomicfile"
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/dedup"
 	"github.com/godwit-crawler/godwit/internal/freshness"
@@ -410,22 +412,10 @@ func (f *Frontier) Close() error {
 }
 
 func (f *Frontier) saveBloom() error {
-	path := filepath.Join(f.dir, bloomFile)
-	tmp := path + ".tmp"
-	file, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("frontier: %w", err)
-	}
-	_, err = f.seen.WriteTo(file)
-	if serr := file.Sync(); err == nil {
-		err = serr
-	}
-	if cerr := file.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
+	err := atomicfile.Write(filepath.Join(f.dir, bloomFile), func(w io.Writer) error {
+		_, err := f.seen.WriteTo(w)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("frontier: seen-set snapshot: %w", err)
 	}

@@ -34,4 +34,15 @@
 // until Close, which lets Run make one last pass over the spool, each
 // pending file tried once, and waits for it (without Run, Close makes that
 // pass itself). Close then closes the manifest. Stats, Full, Notify and Key are safe for concurrent use.
+//
+// # A crawl's spool
+//
+// A Spool is what a crawl runs: OpenSpool checks the bucket (a missing
+// bucket is an error, an unreachable server a warning) and builds the
+// Uploader; Start runs it in a goroutine the Spool owns, pausing the crawl
+// while the spool is full and resuming only a pause it made itself (the
+// operator's pause outlasts it); Stop, once the archive has closed, makes
+// the last pass and waits for that goroutine. Meanwhile the Spool reads
+// records of uploaded, locally deleted files back from the bucket
+// (ReadRange, the archive's Remote).
 package upload

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/godwit-crawler/godwit/internal/atomicfile"
 )
 
 // Entry is one uploaded file: a line of the manifest (docs/formats.md).
@@ -99,11 +101,4 @@ func (m *manifest) close() error { return m.f.Close() }
 
 // syncDir makes a new directory entry durable; errors are ignored (some
 // platforms cannot fsync a directory).
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	_ = d.Close()
-}
+func syncDir(dir string) { _ = atomicfile.SyncDir(dir) }

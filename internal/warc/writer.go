@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/godwit-crawler/godwit/internal/atomicfile"
 )
 
 // gzipLevel is the compression of every record's gzip member. The
@@ -536,11 +538,4 @@ func writeIndex(path string, write func(io.StringWriter) error) error {
 
 // syncDir makes the rename durable. Errors are ignored: some platforms
 // cannot fsync a directory, and the file content is already synced.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	_ = d.Close()
-}
+func syncDir(dir string) { _ = atomicfile.SyncDir(dir) }

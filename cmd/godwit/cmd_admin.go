@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,7 +22,7 @@ import (
 
 // The admin commands are clients of a running crawl's admin API
 // (internal/admin): status, seeds add, hosts, pause, resume; and recrawl
-// share (recrawl.go).
+// share (cmd_recrawl.go).
 
 // adminFlags are the flags every admin client command takes.
 type adminFlags struct {
@@ -38,12 +37,9 @@ func (f *adminFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the API's JSON as is")
 }
 
-// adminClient talks to one admin server.
-type adminClient struct {
-	base  *url.URL
-	token string
-	http  *http.Client
-}
+// adminClient talks to one admin server (admin.Client), its errors
+// failures (exit 1).
+type adminClient struct{ c *admin.Client }
 
 func (f *adminFlags) client() (*adminClient, error) {
 	raw := f.addr
@@ -57,63 +53,24 @@ func (f *adminFlags) client() (*adminClient, error) {
 	if u.Port() == "" {
 		return nil, fmt.Errorf("--admin %q: no port", f.addr)
 	}
-	u.Path = ""
 	token := f.token
 	if token == "" {
 		token = os.Getenv("GODWIT_ADMIN_TOKEN")
 	}
-	return &adminClient{base: u, token: token, http: &http.Client{Timeout: 15 * time.Second}}, nil
+	return &adminClient{admin.NewClient(u, token)}, nil
 }
 
 // call sends one request; body, when not nil, is sent as JSON. It returns
 // the answer's body on success, and a failure (exit 1) when the server is
 // unreachable or answers an error.
 func (c *adminClient) call(ctx context.Context, method, path string, query url.Values, body any) ([]byte, error) {
-	u := *c.base
-	u.Path = path
-	u.RawQuery = query.Encode()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	data, err := c.c.Do(ctx, method, path, query, body)
 	if err != nil {
-		return nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
+		var ae *admin.APIError
+		if errors.As(err, &ae) && ae.Message != "" && ae.StatusCode == http.StatusUnauthorized {
+			err = fmt.Errorf("%w (set --admin-token or GODWIT_ADMIN_TOKEN)", err)
 		}
-		return nil, failure{fmt.Errorf("admin server at %s unreachable: %w (is a crawl with its admin server running there?)", c.base.Host, err)}
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return nil, failure{fmt.Errorf("admin server at %s: reading the answer: %w", c.base.Host, err)}
-	}
-	if resp.StatusCode >= 300 {
-		var e admin.ErrorBody
-		if json.Unmarshal(data, &e) == nil && e.Error.Message != "" {
-			msg := e.Error.Message
-			if resp.StatusCode == http.StatusUnauthorized {
-				msg += " (set --admin-token or GODWIT_ADMIN_TOKEN)"
-			}
-			return nil, failure{fmt.Errorf("admin API: %s: %s", e.Error.Code, msg)}
-		}
-		return nil, failure{fmt.Errorf("admin API: %s %s: %s", method, path, resp.Status)}
+		return nil, failure{err}
 	}
 	return data, nil
 }
@@ -161,7 +118,7 @@ busiest hosts.
 With --data DIR, show what the data directory says about its crawl, with no
 crawl running needed: whether one runs there now, its last run, its stored
 settings, its progress (URLs seen, queued and fetched, hosts; read from its
-store when no crawl runs) and its WARC files (status.go).
+store when no crawl runs) and its WARC files (status_data.go).
 
 A node of a cluster crawl adds the whole cluster's status: its nodes, the
 shards each owns, their pages and rates, the crawl-wide totals, and whether

@@ -32,6 +32,7 @@ import (
 	"github.com/godwit-crawler/godwit/internal/fetch"
 	"github.com/godwit-crawler/godwit/internal/frontier"
 	"github.com/godwit-crawler/godwit/internal/lifecycle"
+	"github.com/godwit-crawler/godwit/internal/upload"
 	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
@@ -296,7 +297,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	defer g.Stop()
 	var (
 		fetcher *fetch.Client
-		ws      *warcStore
+		ws      *upload.Spool
 		fr      *frontier.Frontier
 		arch    *archive.Archive
 		evs     eventsSink
@@ -362,8 +363,8 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 			return nil, err
 		}
 		return func() error {
-			err := ws.stop()
-			res.Store = ws.result()
+			err := ws.Stop()
+			res.Store = storeResultOf(ws)
 			return err
 		}, nil
 	}); err != nil {
@@ -401,7 +402,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 			NearDup:      archive.NearDupPolicy(s.Dedup.NearDuplicates),
 			NearDistance: s.Dedup.NearDistance,
 			NearWindow:   s.Dedup.NearWindow,
-			Remote:       ws.remote(), // records of WARC files uploaded and deleted
+			Remote:       storeRemote(ws), // records of WARC files uploaded and deleted
 		})
 		if err != nil {
 			return nil, err
@@ -496,7 +497,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		metrics = append(metrics, procs.runner.RegisterMetrics)
 	}
 	if ws != nil {
-		metrics = append(metrics, ws.up.RegisterMetrics)
+		metrics = append(metrics, ws.RegisterMetrics)
 	}
 	if cn != nil {
 		metrics = append(metrics, func(reg prometheus.Registerer) error { return reg.Register(newClusterCollector(cn.js)) })
@@ -521,7 +522,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		"data", s.Data, "delay", s.Delay, "workers", s.Workers, "scope", s.Scope, "user_agent", s.userAgent())
 
 	if ws != nil {
-		ws.start(ctx, c) // uploads WARC files as they complete, and those an earlier run left (stopped by the store's stop)
+		ws.Start(ctx, c) // uploads WARC files as they complete, and those an earlier run left (stopped by the store's stop)
 	}
 	stopProgress := term.progress(c.Stats, log)
 	g.Add("progress", func() error { stopProgress(); return nil })
@@ -545,7 +546,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	for _, f := range res.WARCFiles {
 		if fi, err := os.Stat(filepath.Join(res.WARCDir, f)); err == nil {
 			res.WARCBytes += fi.Size()
-		} else if n, ok := ws.warcSize(f); ok { // uploaded and deleted
+		} else if n, ok := ws.Size(f); ok { // uploaded and deleted
 			res.WARCBytes += n
 		}
 	}

@@ -1,0 +1,49 @@
+package atomicfile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWriteFileReplaces(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	for _, want := range []string{"first", "second, longer"} {
+		if err := WriteFile(path, []byte(want)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(path); err != nil || string(got) != want {
+			t.Errorf("after WriteFile(%q): the file holds %q, %v", want, got, err)
+		}
+	}
+	if _, err := os.Stat(path + TempSuffix); !os.IsNotExist(err) {
+		t.Errorf("the temporary file is left: %v", err)
+	}
+}
+
+// A write that fails leaves the old file whole and no temporary file.
+func TestWriteFailsWhole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := WriteFile(path, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := Write(path, func(w io.Writer) error {
+		io.WriteString(w, "half")
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Write = %v, want the writer's error", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "old" {
+		t.Errorf("after a failed write the file holds %q, want %q", got, "old")
+	}
+	if _, err := os.Stat(path + TempSuffix); !os.IsNotExist(err) {
+		t.Errorf("the temporary file is left: %v", err)
+	}
+	if err := WriteFile(filepath.Join(path, "under-a-file"), nil); err == nil {
+		t.Error("WriteFile under a regular file succeeded")
+	}
+}
