@@ -285,7 +285,9 @@ func writeJSONString(b *strings.Builder, s string) {
 // index beside its WARC file).
 func createTemp(dir, prefix string) (*os.File, error) {
 	for range 1000 {
-		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
+		// Digits only, as os.CreateTemp's: datadir knows a leftover
+		// ".cdxj-N" (a crash between create and rename) as godwit's own.
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if !errors.Is(err, fs.ErrExist) {
 			return f, err
