@@ -609,6 +609,9 @@ func printSummary(w io.Writer, r crawlResult) {
 	if rs := s.Frontier.Recrawl; rs.Enabled {
 		fmt.Fprintf(w, "  recrawl     %d revisits (%d unchanged, %d answered 304), %d scheduled, %d due; revisit share %.0f%% (reserved %.0f%%), estimated freshness %.2f\n",
 			rs.Revisits, rs.Unchanged, rs.NotModified, rs.Scheduled, rs.DueBacklog, 100*rs.RevisitShare, 100*rs.Share, rs.Freshness)
+		if rs.ChangingPages > 0 {
+			fmt.Fprintf(w, "              estimated freshness of the pages seen to change %.2f (%d sampled)\n", rs.FreshnessChanging, rs.ChangingPages)
+		}
 	}
 	for _, b := range r.Broken {
 		fmt.Fprintf(w, "  processors  %s\n", b)

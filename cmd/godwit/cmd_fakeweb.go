@@ -53,6 +53,7 @@ func (f *fakewebFlags) register(fs *pflag.FlagSet, d fakeweb.Config) {
 	fs.IntVar(&c.Slow, "changing-slow", d.ChangingConfig.Slow, "with --changing, slow-changing pages per host (0: 4; negative: none)")
 	fs.IntVar(&c.Static, "changing-static", d.ChangingConfig.Static, "with --changing, never-changing pages per host (0: 2; negative: none)")
 	fs.DurationVar(&c.FastMean, "changing-fast-mean", d.ChangingConfig.FastMean, "with --changing, mean time between changes of a fast page (0: 3s)")
+	fs.BoolVar(&c.Periodic, "changing-periodic", d.ChangingConfig.Periodic, "with --changing, pages change periodically and together (every fast page exactly every --changing-fast-mean from the start, every slow one every --changing-slow-mean) instead of as Poisson processes")
 	fs.DurationVar(&c.SlowMean, "changing-slow-mean", d.ChangingConfig.SlowMean, "with --changing, mean time between changes of a slow page (0: 2m)")
 	fs.BoolVar(&f.cfg.SkewedGraph, "skewed-graph", d.SkewedGraph, "random links pick their targets by a Zipf law over a random ranking of pages: a few pages have very many in-links, most one or two")
 	fs.Float64Var(&f.cfg.SkewExponent, "skew-exponent", d.SkewExponent, "with --skewed-graph, the Zipf exponent (0: 1.2)")
@@ -242,8 +243,12 @@ func printFakewebBanner(w io.Writer, addr string, cfg fakeweb.Config) {
 	}
 	if cfg.Changing {
 		c := cfg.ChangingConfig
-		fmt.Fprintf(w, "  changing:  /c/N per host: %d fast (mean %v), %d slow (mean %v), %d never; since %s\n",
-			max(c.Fast, 0), c.FastMean, max(c.Slow, 0), c.SlowMean, max(c.Static, 0), c.Start.UTC().Format(time.RFC3339))
+		kind := "Poisson"
+		if c.Periodic {
+			kind = "periodic, synchronized"
+		}
+		fmt.Fprintf(w, "  changing:  /c/N per host: %d fast (mean %v), %d slow (mean %v), %d never; %s since %s\n",
+			max(c.Fast, 0), c.FastMean, max(c.Slow, 0), c.SlowMean, max(c.Static, 0), kind, c.Start.UTC().Format(time.RFC3339))
 	}
 	if cfg.SkewedGraph {
 		fmt.Fprintf(w, "  skewed graph: Zipf exponent %v\n", cfg.SkewExponent)

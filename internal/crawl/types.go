@@ -220,6 +220,12 @@ type RecrawlStats struct {
 	// known that were fetched at all (a page never fetched is stale). 0
 	// before any fetch: no evidence is no freshness.
 	Freshness float64
+	// FreshnessChanging is the same estimate over the sampled pages seen
+	// to change at least once (the others are left out, not counted
+	// stale); ChangingPages is how many of the sample those are (0: no
+	// estimate).
+	FreshnessChanging float64
+	ChangingPages     int
 	// Revisits counts revisits completed by this process, of which
 	// NotModified were answered 304 and Unchanged found the same content
 	// (304 included).

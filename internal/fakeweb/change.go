@@ -14,7 +14,8 @@ import (
 )
 
 // Changing pages (Config.Changing). Page /c/N of a host changes at the
-// events of a Poisson process of its own, drawn from (Seed, host, N): its
+// events of a Poisson process of its own, drawn from (Seed, host, N), or
+// with ChangingConfig.Periodic at fixed, synchronized instants: its
 // version at time t is the number of events in (Start, t]. The events are
 // generated on demand, in order, and kept, so that a version is computed
 // once and always the same whatever the order of the requests.
@@ -42,6 +43,11 @@ type ChangingConfig struct {
 	// Start is when every page is at version 0; zero means the time New
 	// runs, by Config.Now. Before Start every page is at version 0.
 	Start time.Time
+	// Periodic makes the changes periodic and synchronized instead of
+	// Poisson: every fast page changes at exactly Start + k×FastMean and
+	// every slow page at Start + k×SlowMean (k = 1, 2, ...), all pages of
+	// a class at the same instants, on every host (no per-page factor).
+	Periodic bool
 }
 
 func (c *ChangingConfig) defaults() {
@@ -111,10 +117,11 @@ func (w *Web) changeIndex(clean string) (int, bool) {
 // changeProc is the change process of one page: its mean and the change
 // times drawn so far, in increasing order.
 type changeProc struct {
-	mean  time.Duration // 0: never changes
-	src   rand.PCG
-	r     *rand.Rand
-	times []time.Time
+	mean     time.Duration // 0: never changes
+	periodic bool          // changes every mean exactly (ChangingConfig.Periodic)
+	src      rand.PCG
+	r        *rand.Rand
+	times    []time.Time
 }
 
 // changeState holds every change process drawn so far, keyed by
@@ -140,8 +147,12 @@ func (w *Web) changeProc(host, n int) *changeProc {
 	p.src.Seed(uint64(w.cfg.Seed), streamID(streamChange, host, n))
 	p.r = rand.New(&p.src)
 	if _, mean := w.changeClass(n); mean > 0 {
-		// 2^U(-1,1): rates spread over a factor of four within a class.
-		p.mean = time.Duration(float64(mean) * math.Exp2(2*p.r.Float64()-1))
+		if w.cfg.ChangingConfig.Periodic {
+			p.mean, p.periodic = mean, true
+		} else {
+			// 2^U(-1,1): rates spread over a factor of four within a class.
+			p.mean = time.Duration(float64(mean) * math.Exp2(2*p.r.Float64()-1))
+		}
 	}
 	s.procs[key] = p
 	return p
@@ -162,6 +173,10 @@ func (p *changeProc) draw(start time.Time) {
 	last := start
 	if len(p.times) > 0 {
 		last = p.times[len(p.times)-1]
+	}
+	if p.periodic {
+		p.times = append(p.times, start.Add(time.Duration(len(p.times)+1)*p.mean))
+		return
 	}
 	gap := time.Duration(p.r.ExpFloat64() * float64(p.mean))
 	p.times = append(p.times, last.Add(max(gap, time.Nanosecond)))

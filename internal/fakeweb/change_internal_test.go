@@ -162,6 +162,39 @@ func TestChangeRates(t *testing.T) {
 	}
 }
 
+// TestChangePeriodic checks ChangingConfig.Periodic: every fast page of
+// every host changes at exactly Start + k×FastMean, every slow one at
+// Start + k×SlowMean, and static pages never.
+func TestChangePeriodic(t *testing.T) {
+	cc := ChangingConfig{Fast: 3, Slow: 2, Static: 1, FastMean: 8 * time.Second, SlowMean: time.Minute, Start: changeEpoch, Periodic: true}
+	w, _ := changingWeb(t, cc, nil)
+	for host := range 2 {
+		for n := range cc.Fast + cc.Slow + cc.Static {
+			u := "http://h" + strconv.Itoa(host) + ".fake.test/c/" + strconv.Itoa(n)
+			mean, _ := w.ChangeMean(u)
+			class, classMean := w.changeClass(n)
+			if mean != classMean {
+				t.Errorf("ChangeMean(%q) = %v, want the class's %v exactly", u, mean, classMean)
+			}
+			if class == ChangeStatic {
+				if v, _, _ := w.Version(u, changeEpoch.Add(time.Hour)); v != 0 {
+					t.Errorf("%s: static page at version %d", u, v)
+				}
+				continue
+			}
+			for _, k := range []int{1, 2, 7, 450} {
+				at := changeEpoch.Add(time.Duration(k) * classMean)
+				if v, since, _ := w.Version(u, at); v != k || !since.Equal(at) {
+					t.Errorf("Version(%q) at Start + %d periods = %d since %v, want %d since then", u, k, v, since, k)
+				}
+				if v, _, _ := w.Version(u, at.Add(-time.Nanosecond)); v != k-1 {
+					t.Errorf("Version(%q) just before Start + %d periods = %d, want %d", u, k, v, k-1)
+				}
+			}
+		}
+	}
+}
+
 func (w *Web) changeProcFor(host, n int) *changeProc {
 	w.changes.mu.Lock()
 	defer w.changes.mu.Unlock()

@@ -255,7 +255,11 @@
 // Each page's own mean is its class's times a factor between 1/2 and 2
 // drawn from Seed (ChangeMean), and its changes are the events of a
 // Poisson process of that mean, drawn from Seed and starting at
-// ChangingConfig.Start (by default the time New runs): its version at
+// ChangingConfig.Start (by default the time New runs). With
+// ChangingConfig.Periodic the changes are instead periodic and
+// synchronized: every fast page changes at exactly Start + k×FastMean,
+// every slow one at Start + k×SlowMean, all at the same instants (pages
+// that change together, as a site rebuilt by a cron job). Its version at
 // time t is the number of changes in (Start, t] (Version). Time is
 // Config.Now, which also stamps the request log, so a test can drive the
 // web with a clock of its own.

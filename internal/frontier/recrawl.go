@@ -288,7 +288,7 @@ func (f *Frontier) visit(rec *urlRecord, t crawl.Task, out crawl.Outcome, revisi
 		return out.End.Add(rec.interval)
 	}
 	rate, weight := p.Rate(s), f.importance(*rec)
-	r.sample.put(xxhash.Sum64String(t.Key), point{rate: rate, weight: weight, state: s})
+	r.sample.put(xxhash.Sum64String(t.Key), point{rate: rate, weight: weight, state: s, changed: rec.changed > 0})
 	r.observed++
 	rec.interval = f.interval(rate, weight)
 	return out.End.Add(r.spread(rec.interval, t.Key, s.Visits))
@@ -708,6 +708,24 @@ func (f *Frontier) estimateFreshness(now time.Time) float64 {
 	return fresh / float64(len(s)) * held / (held + unfetched)
 }
 
+// estimateChanging is estimateFreshness over the sampled URLs seen to
+// change at least once, and how many those are: the pages a crawl of a
+// mostly static collection must chase (issue 23). f.mu must be held.
+func (f *Frontier) estimateChanging(now time.Time) (float64, int) {
+	var fresh float64
+	n := 0
+	for _, p := range f.re.sample.byHash {
+		if p.changed {
+			fresh += freshness.Current(p.state, now)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return fresh / float64(n), n
+}
+
 // recrawlStats describes revisiting. f.mu must be held.
 func (f *Frontier) recrawlStats(now time.Time) crawl.RecrawlStats {
 	r := f.re
@@ -733,6 +751,7 @@ func (f *Frontier) recrawlStats(now time.Time) crawl.RecrawlStats {
 		NotModified:  r.notModified,
 		Unchanged:    r.unchanged,
 	}
+	s.FreshnessChanging, s.ChangingPages = f.estimateChanging(now)
 	if f.counts.revisits > 0 {
 		s.Lag = r.lag
 	}
@@ -759,6 +778,7 @@ type sample struct {
 type point struct {
 	rate, weight float64
 	state        freshness.State
+	changed      bool // the URL was seen to change at least once
 }
 
 // sampleSize is the smallest sample µ is calibrated on once the crawl

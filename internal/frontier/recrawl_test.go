@@ -423,6 +423,9 @@ func TestEstimatedFreshnessIsHonest(t *testing.T) {
 		if got := f.Stats().Recrawl.Freshness; got < 0.99 {
 			t.Errorf("estimated freshness with both pages just fetched = %v, want about 1", got)
 		}
+		if rs := f.Stats().Recrawl; rs.ChangingPages != 0 || rs.FreshnessChanging != 0 {
+			t.Errorf("no page seen to change yet, but an estimate of %v over %d of them", rs.FreshnessChanging, rs.ChangingPages)
+		}
 		// Page 1 changes at every hourly visit, page 2 never: after 8
 		// visits, half an hour after the last, page 1 is likely stale.
 		for v := range uint64(8) {
@@ -438,6 +441,10 @@ func TestEstimatedFreshnessIsHonest(t *testing.T) {
 		time.Sleep(59 * time.Minute)
 		if got := f.Stats().Recrawl.Freshness; got < 0.5 || got > 0.75 {
 			t.Errorf("estimated freshness an hour after visits that always found page 1 changed = %v, want about 0.5", got)
+		}
+		// Over the pages seen to change (page 1 only): likely stale.
+		if rs := f.Stats().Recrawl; rs.ChangingPages != 1 || rs.FreshnessChanging > 0.5 {
+			t.Errorf("estimated freshness of the pages seen to change = %v over %d, want page 1 alone, below 0.5", rs.FreshnessChanging, rs.ChangingPages)
 		}
 	})
 }
