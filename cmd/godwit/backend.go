@@ -96,6 +96,8 @@ func recrawlStatus(r crawl.RecrawlStats) *admin.RecrawlStatus {
 		BudgetPerSecond:   r.Budget,
 		Mu:                r.Mu,
 		Freshness:         r.Freshness,
+		FreshnessChanging: r.FreshnessChanging,
+		ChangingPages:     r.ChangingPages,
 		Revisits:          r.Revisits,
 		NotModified:       r.NotModified,
 		Unchanged:         r.Unchanged,

@@ -97,8 +97,12 @@ func printRecrawl(tw io.Writer, r *admin.RecrawlStatus) {
 	if r.Revisits > 0 {
 		notModified = fmt.Sprintf("304s %s of %s revisits", percent(r.NotModifiedShare), humanCount(r.Revisits))
 	}
-	fmt.Fprintf(tw, "revisits\tshare %s (reserved %s), %s, freshness ~%.2f, %s\n",
-		percent(r.RevisitShare), percent(r.Share), due, r.Freshness, notModified)
+	changing := ""
+	if r.ChangingPages > 0 {
+		changing = fmt.Sprintf(" (pages seen to change ~%.2f)", r.FreshnessChanging)
+	}
+	fmt.Fprintf(tw, "revisits\tshare %s (reserved %s), %s, freshness ~%.2f%s, %s\n",
+		percent(r.RevisitShare), percent(r.Share), due, r.Freshness, changing, notModified)
 	fmt.Fprintf(tw, "\tbudget %.1f/s of %.1f/s capacity, %s scheduled, %s policy\n",
 		r.BudgetPerSecond, r.CapacityPerSecond, humanCount(r.Scheduled), dash(r.Policy))
 }

@@ -122,6 +122,10 @@ func TestStatusRecrawl(t *testing.T) {
 			LagSeconds: 3725, Freshness: 0.456, Revisits: 10, NotModified: 1, NotModifiedShare: 0.1, BudgetPerSecond: 10, CapacityPerSecond: 10},
 			[]string{"revisits  share 50% (reserved 30%), 45,210 due (lag 1h02m), freshness ~0.46, 304s 10% of 10 revisits",
 				"          budget 10.0/s of 10.0/s capacity, 0 scheduled, optimal policy"}},
+		{"pages that change", &admin.RecrawlStatus{Enabled: true, Policy: "optimal", Share: 0.3, RevisitShare: 0.3,
+			Freshness: 0.97, FreshnessChanging: 0.816, ChangingPages: 110, BudgetPerSecond: 5, CapacityPerSecond: 10},
+			[]string{"revisits  share 30% (reserved 30%), 0 due, freshness ~0.97 (pages seen to change ~0.82), no revisits yet",
+				"          budget 5.0/s of 10.0/s capacity, 0 scheduled, optimal policy"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -124,6 +124,12 @@ type RecrawlStatus struct {
 	// Freshness is the estimated share of the collection's pages whose
 	// copy is current now (0 to 1; pages never fetched count as stale).
 	Freshness float64 `json:"freshness"`
+	// FreshnessChanging is the same estimate over the sampled pages seen
+	// to change at least once, ChangingPages how many those are (0: none
+	// seen to change yet): a collection most of whose pages never change
+	// is current whatever the schedule does for those that do.
+	FreshnessChanging float64 `json:"freshness_changing"`
+	ChangingPages     int     `json:"changing_pages"`
 	// Revisits completed, of which NotModified were answered 304 and
 	// Unchanged found the same content (304s included).
 	Revisits    int64 `json:"revisits"`

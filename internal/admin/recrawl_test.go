@@ -32,6 +32,7 @@ func TestRecrawlStatus(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rc := &RecrawlStatus{Enabled: true, Policy: "optimal", Share: 0.3, RevisitShare: 0.31, Scheduled: 5000,
 				DueBacklog: 120, LagSeconds: 4, CapacityPerSecond: 20, BudgetPerSecond: 6, Mu: 0.002, Freshness: 0.82,
+				FreshnessChanging: 0.61, ChangingPages: 40,
 				Revisits: tt.revisits, NotModified: tt.notModified, Unchanged: tt.notModified,
 				NotModifiedShare: 0.5} // whatever the backend says, the server derives it
 			ts, _ := newTestServer(t, &fakeBackend{recrawl: rc}, Options{})
@@ -45,7 +46,7 @@ func TestRecrawlStatus(t *testing.T) {
 			want := map[string]any{
 				"enabled": true, "policy": "optimal", "share": 0.3, "revisit_share": 0.31, "scheduled": 5000.0,
 				"due_backlog": 120.0, "lag_seconds": 4.0, "capacity_per_second": 20.0, "budget_per_second": 6.0,
-				"mu": 0.002, "freshness": 0.82, "revisits": float64(tt.revisits), "not_modified": float64(tt.notModified),
+				"mu": 0.002, "freshness": 0.82, "freshness_changing": 0.61, "changing_pages": 40.0, "revisits": float64(tt.revisits), "not_modified": float64(tt.notModified),
 				"unchanged": float64(tt.notModified), "not_modified_share": tt.want,
 			}
 			for k, v := range want {

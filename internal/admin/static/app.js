@@ -229,6 +229,7 @@
     setText("recrawl-lag", r.lag_seconds > 0 ? formatDuration(r.lag_seconds) : "none");
     setText("recrawl-scheduled", int.format(r.scheduled));
     setText("recrawl-freshness", pct1.format(r.freshness));
+    setText("recrawl-freshness-changing", r.changing_pages > 0 ? pct1.format(r.freshness_changing) + " of " + r.changing_pages : "none seen to change yet");
     setText("recrawl-not-modified", r.revisits > 0
       ? `${pct1.format(r.not_modified_share)} of ${int.format(r.revisits)} revisits`
       : "no revisits yet");
