@@ -201,6 +201,18 @@ func Host(u *url.URL) string {
 	return host + ":" + port
 }
 
+// mayBeIP reports whether h could parse as an IP address: an IPv6
+// address has a colon, an IPv4 address ends in a digit, a domain name
+// does neither. It spares netip.ParseAddr on every domain name, whose
+// refusal allocates its error (Domain runs once per link found).
+func mayBeIP(h string) bool {
+	if strings.IndexByte(h, ':') >= 0 {
+		return true
+	}
+	last := h[strings.LastIndexByte(h, '.')+1:]
+	return last != "" && last[0] >= '0' && last[0] <= '9'
+}
+
 // Domain returns the registrable domain of host (eTLD+1 by the public
 // suffix list, e.g. "example.co.uk" for "www.example.co.uk"). IP addresses,
 // "localhost", single-label hosts and hosts that are themselves public
@@ -218,8 +230,10 @@ func Domain(host string) string {
 		h = h[:i]
 	}
 	h = strings.ToLower(strings.TrimRight(h, "."))
-	if _, err := netip.ParseAddr(h); err == nil {
-		return h
+	if mayBeIP(h) {
+		if _, err := netip.ParseAddr(h); err == nil {
+			return h
+		}
 	}
 	d, err := publicsuffix.EffectiveTLDPlusOne(h)
 	if err != nil {

@@ -1,8 +1,11 @@
 package urlnorm
 
 import (
+	"net/netip"
 	"net/url"
 	"testing"
+
+	"golang.org/x/net/publicsuffix"
 )
 
 func mustParse(t testing.TB, s string) *url.URL {
@@ -169,6 +172,30 @@ func TestDomain(t *testing.T) {
 			t.Errorf("Domain(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// TestDomainNameAllocations: Domain runs once per link found (the
+// domain scope); for a lower-case domain name it allocates no more than
+// the public suffix lookup itself does (no refused IP parse).
+func TestDomainNameAllocations(t *testing.T) {
+	const h = "www.example.co.uk"
+	want := testing.AllocsPerRun(100, func() { _, _ = publicsuffix.EffectiveTLDPlusOne(h) })
+	if n := testing.AllocsPerRun(100, func() { _ = Domain(h) }); n > want {
+		t.Errorf("Domain(%q): %v allocations, want %v (the public suffix lookup's)", h, n, want)
+	}
+}
+
+// FuzzMayBeIP: every string netip parses as an address is one mayBeIP
+// lets through to it, so skipping the parse never changes Domain.
+func FuzzMayBeIP(f *testing.F) {
+	for _, s := range []string{"192.0.2.1", "2001:db8::1", "::ffff:192.0.2.1", "fe80::1%eth0", "example.com", "1.2.3.4.", "0x7f.1", "a.b.1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if _, err := netip.ParseAddr(s); err == nil && !mayBeIP(s) {
+			t.Errorf("mayBeIP(%q) = false for an address netip parses", s)
+		}
+	})
 }
 
 func TestSURT(t *testing.T) {
