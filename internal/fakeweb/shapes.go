@@ -26,6 +26,9 @@ import (
 //     "/s/K/index.html?utm_source=feed", which answer the same bytes as
 //     "/" and "/s/K/", except on host AliasDiffHost, where every
 //     index.html is a different page (a legacy copy) that must be kept;
+//   - with Tokens, every ordinary page also embeds a token new on every
+//     request (a CSRF token and a session id, as real sites do), so that
+//     no two answers are byte for byte the same, aliases included;
 //   - with Traps, host i carries one endless trap, linked from every
 //     ordinary page, by i mod 4: a session chain "/sess/N?sid=<new id
 //     per visit>" whose pages link "/sess/N+1" and "/sess/N+2" and
@@ -39,10 +42,11 @@ import (
 //
 // robots.txt answers 404 (everything allowed) on every host.
 type Shapes struct {
-	cfg  ShapesConfig
-	mu   sync.Mutex
-	log  []shapeRequest
-	sids atomic.Uint64
+	cfg    ShapesConfig
+	mu     sync.Mutex
+	log    []shapeRequest
+	sids   atomic.Uint64
+	tokens atomic.Uint64
 }
 
 // ShapesConfig describes a Shapes web. The zero value plus Default is a
@@ -57,6 +61,8 @@ type ShapesConfig struct {
 	// AliasDiffHost is the host whose index.html pages differ from
 	// their directory (default 1; negative: none). Used with Aliases.
 	AliasDiffHost int
+	// Tokens embeds a per-request token in every ordinary page.
+	Tokens bool
 	// Traps puts an endless trap on every host.
 	Traps bool
 	// Pagination is the number of listing pages on host 0 (0: none).
@@ -356,6 +362,10 @@ func (s *Shapes) render(i int, p shapePage, rawQuery string) string {
 		if n < s.cfg.Pagination {
 			link("/list?page=" + strconv.Itoa(n+1))
 		}
+	}
+	if s.cfg.Tokens {
+		tok := strconv.FormatUint(s.tokens.Add(1)*0x9e3779b97f4a7c15|1<<63, 16)
+		fmt.Fprintf(&b, "<form method=\"post\" action=\"/login\"><input type=\"hidden\" name=\"csrf\" value=\"%s\"></form>\n<p>Session %s</p>\n", tok, tok)
 	}
 	fmt.Fprintf(&b, "<p>The text of %s on %s.</p>\n</body></html>\n", p.id, s.hostName(i))
 	return b.String()
