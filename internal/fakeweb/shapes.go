@@ -385,6 +385,8 @@ type ShapesReport struct {
 	TrapRequests int `json:"trap_requests"` // requests for trap pages
 	// Traps counts trap requests by trap.
 	Traps map[string]int `json:"traps"`
+	// TrapsPerHost counts trap requests by host.
+	TrapsPerHost map[string]int `json:"traps_per_host"`
 	// Reachable counts the pages of the ground truth (traps aside),
 	// Covered those answered 200, Coverage the share.
 	Reachable int      `json:"reachable"`
@@ -410,6 +412,15 @@ func (r ShapesReport) TrapShare() float64 {
 	return float64(r.TrapRequests) / float64(r.Requests)
 }
 
+// MaxTrapRequests is the most trap requests on one host.
+func (r ShapesReport) MaxTrapRequests() int {
+	m := 0
+	for _, n := range r.TrapsPerHost {
+		m = max(m, n)
+	}
+	return m
+}
+
 // MaxAliasFetches is the most alias fetches on one host.
 func (r ShapesReport) MaxAliasFetches() int {
 	m := 0
@@ -420,8 +431,8 @@ func (r ShapesReport) MaxAliasFetches() int {
 }
 
 func (r ShapesReport) String() string {
-	return fmt.Sprintf("requests %d; trap requests %d (%.2f%%) %v; coverage %d/%d = %.3f; alias fetches %d (max %d per host); duplicates %d; pagination %d/%d",
-		r.Requests, r.TrapRequests, 100*r.TrapShare(), r.Traps, r.Covered, r.Reachable, r.Coverage,
+	return fmt.Sprintf("requests %d; trap requests %d (%.2f%%) %v, max %d per host; coverage %d/%d = %.3f; alias fetches %d (max %d per host); duplicates %d; pagination %d/%d",
+		r.Requests, r.TrapRequests, 100*r.TrapShare(), r.Traps, r.MaxTrapRequests(), r.Covered, r.Reachable, r.Coverage,
 		sumValues(r.AliasFetches), r.MaxAliasFetches(), r.Duplicates, r.PaginationCovered, r.Pagination)
 }
 
@@ -465,7 +476,7 @@ func (s *Shapes) Report() ShapesReport {
 	s.mu.Lock()
 	reqs := append([]shapeRequest(nil), s.log...)
 	s.mu.Unlock()
-	r := ShapesReport{Traps: map[string]int{}, AliasFetches: map[string]int{}}
+	r := ShapesReport{Traps: map[string]int{}, TrapsPerHost: map[string]int{}, AliasFetches: map[string]int{}}
 	answered := map[string]bool{} // host|id
 	spelled := map[string]bool{}  // host|id|spelling
 	for _, q := range reqs {
@@ -473,6 +484,7 @@ func (s *Shapes) Report() ShapesReport {
 		if q.page.trap != "" {
 			r.TrapRequests++
 			r.Traps[q.page.trap]++
+			r.TrapsPerHost[s.hostName(q.host)]++
 			continue
 		}
 		if q.page.id == "" || q.status != http.StatusOK {
