@@ -45,8 +45,7 @@ type Traps struct {
 	// TemplatePages fetched pages of the template yielded no URL new to
 	// the crawl outside the template, its pages' links to the template
 	// that lie TemplateHops or more hops deeper than its first URL are
-	// refused. Defaults 10 and 5; at most 3 and 2 for a template whose
-	// pages link it with a new session identifier (a session trap).
+	// refused. Defaults 10 and 5.
 	TemplatePages int
 	TemplateHops  int
 	// Anomaly is the discovery-anomaly throttle.

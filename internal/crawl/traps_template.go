@@ -1,7 +1,6 @@
 package crawl
 
 import (
-	"net/url"
 	"strings"
 
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
@@ -25,28 +24,14 @@ import (
 // and real pagination, whose pages keep yielding new articles, is
 // followed to its end. The hop condition keeps a site whose pages share
 // one template (a tree of /p/{n}), and which near the end of its crawl
-// yields nothing new, from being cut: such trees are shallow. A template
-// whose pages hand out a new session identifier on every visit is cut
-// sooner (freshSessionPages).
+// yields nothing new, from being cut: such trees are shallow.
 
 // templateState is one template of one host.
 type templateState struct {
-	entry  int  // the least depth of a URL of the template admitted or fetched
-	barren int  // consecutive fetched pages that yielded nothing new outside
-	pages  int  // pages of the template fetched
-	fresh  bool // a page of it linked it with a session id not its own
+	entry  int // the least depth of a URL of the template admitted or fetched
+	barren int // consecutive fetched pages that yielded nothing new outside
+	pages  int // pages of the template fetched
 }
-
-// A template whose pages link it with a new session identifier, one not
-// their own (a session made anew on every visit), is a session trap
-// from its first pages: it stops expanding after freshSessionPages
-// barren pages, freshSessionHops hops deep, whatever Traps says. A site
-// that keeps its sessions in its URLs carries the same identifier from
-// page to page, and is not taken for one.
-const (
-	freshSessionPages = 3
-	freshSessionHops  = 2
-)
 
 // maxTemplates bounds the templates remembered per host. When it is
 // reached, a template with at most one page fetched is forgotten to make
@@ -67,37 +52,22 @@ func (f templateFilter) filter(cd *candidate) verdict {
 		return pass
 	}
 	self := cd.link.Host == cd.page.task.Host && tmpl == f.c.pageTemplateOf(cd.page)
-	fresh := false
-	if self {
-		if s := f.c.canon.Session(cd.url); s != "" {
-			if pu, err := url.Parse(cd.page.task.URL); err == nil {
-				ps := f.c.canon.Session(pu)
-				fresh = ps != "" && ps != s
-			}
-		}
-	}
-	if !f.c.traps.templateAdmit(cd.link.Host, tmpl, cd.link.Depth, self, fresh) {
+	if !f.c.traps.templateAdmit(cd.link.Host, tmpl, cd.link.Depth, self) {
 		return f.c.trapVerdict(cd, trapTemplate)
 	}
 	return pass
 }
 
 // templateAdmit decides on a link of template tmpl at depth; self says
-// it was found on a page of the same template and host, fresh that its
-// session identifier differs from that page's own.
-func (t *traps) templateAdmit(host, tmpl string, depth int, self, fresh bool) bool {
+// it was found on a page of the same template and host.
+func (t *traps) templateAdmit(host, tmpl string, depth int, self bool) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	st := t.host(host).template(tmpl, depth)
 	if st == nil {
 		return true
 	}
-	st.fresh = st.fresh || fresh
-	pages, hops := t.cfg.TemplatePages, t.cfg.TemplateHops
-	if st.fresh {
-		pages, hops = min(pages, freshSessionPages), min(hops, freshSessionHops)
-	}
-	if self && st.barren >= pages && depth-st.entry >= hops {
+	if self && st.barren >= t.cfg.TemplatePages && depth-st.entry >= t.cfg.TemplateHops {
 		return false
 	}
 	st.entry = min(st.entry, depth)

@@ -432,30 +432,3 @@ func TestScopeDecisionLogged(t *testing.T) {
 		}
 	}
 }
-
-// TestFreshSessionTemplate: a template whose pages link it with a
-// session id not their own is cut after 3 barren pages, 2 hops deep; the
-// same template without new session ids only after TemplatePages.
-func TestFreshSessionTemplate(t *testing.T) {
-	for _, fresh := range []bool{false, true} {
-		cfg := Traps{}
-		cfg.Default()
-		tr := newTraps(cfg, slog.New(slog.DiscardHandler))
-		tr.templateAdmit("h", "/sess/{n}", 1, false, false) // linked from the home page
-		refused := 0
-		for depth := 1; depth <= 12; depth++ {
-			tr.yielded("h", "/sess/{n}", depth, 0)
-			if !tr.templateAdmit("h", "/sess/{n}", depth+1, true, fresh) {
-				refused = depth
-				break
-			}
-		}
-		want := cfg.TemplatePages
-		if fresh {
-			want = freshSessionPages
-		}
-		if refused != want {
-			t.Errorf("fresh %v: refused after %d barren pages, want %d", fresh, refused, want)
-		}
-	}
-}

@@ -230,26 +230,3 @@ func (n *names) stripPathParams(path string) string {
 	}
 	return b.String()
 }
-
-// Session returns the session identifier u carries that Key removes,
-// as "name=value" (a query parameter, or a ";name=value" path
-// parameter), or "" if none: what a site that puts its sessions in its
-// URLs makes anew for every visitor.
-func (c *Canonicalizer) Session(u *url.URL) string {
-	for q := u.RawQuery; q != ""; {
-		var param string
-		param, q, _ = strings.Cut(q, "&")
-		if name, _, _ := strings.Cut(param, "="); name != "" && c.session.match(name) {
-			return param
-		}
-	}
-	p := u.EscapedPath()
-	for i := strings.IndexByte(p, ';'); i >= 0; i = strings.IndexByte(p, ';') {
-		p = p[i+1:]
-		param := p[:strings.IndexAny(p+"/", ";/")]
-		if name, _, _ := strings.Cut(param, "="); name != "" && c.session.match(name) {
-			return param
-		}
-	}
-	return ""
-}
