@@ -14,6 +14,9 @@ func TestMaskedFingerprint(t *testing.T) {
 		{`<a href="/a/17">`, `<a href="/a/18">`, false},
 		{`page 2026-11-26`, `page 2026-11-27`, false},
 		{`token abc`, `token xyz`, false},
+		{`nonce 8123456789012345a`, `nonce 0123456789f12345a`, true},
+		{`nonce a8c1e9f0b2d4c6e7`, `nonce 8123456789012345`, true},
+		{`the internationalization`, `the internationalisation`, false},
 	} {
 		if got := maskedFingerprint([]byte(c.a)) == maskedFingerprint([]byte(c.b)); got != c.same {
 			t.Errorf("maskedFingerprint(%q) == maskedFingerprint(%q) is %v, want %v", c.a, c.b, got, c.same)

@@ -207,9 +207,10 @@ func contentFingerprint(resp *fetch.Response) uint64 {
 
 // maskedFingerprint hashes body with every token-like run masked: a run
 // of at least minTokenLen letters, digits, '-' and '_' holding at least
-// two digits and two letters, or of minTokenLen digits or more (a Unix
-// timestamp). CSRF tokens, session ids and nonces are such runs; words,
-// page numbers and short identifiers ("a17", "2026") are not.
+// two digits, and a letter unless it has no '-' (a Unix timestamp, but
+// not a date). CSRF tokens, session ids, nonces (hex ones with a single
+// letter too) are such runs; words, page numbers, dates and short
+// identifiers ("a17", "2026") are not.
 func maskedFingerprint(body []byte) uint64 {
 	d := xxhash.New()
 	start := 0
@@ -218,16 +219,18 @@ func maskedFingerprint(body []byte) uint64 {
 			i++
 			continue
 		}
-		j, digits, letters := i, 0, 0
+		j, digits, letters, dashes := i, 0, 0, 0
 		for ; j < len(body) && isTokenByte(body[j]); j++ {
 			switch c := body[j]; {
 			case '0' <= c && c <= '9':
 				digits++
-			case c != '-' && c != '_':
+			case c == '-':
+				dashes++
+			case c != '_':
 				letters++
 			}
 		}
-		if j-i >= minTokenLen && digits >= 2 && (letters >= 2 || digits == j-i) {
+		if j-i >= minTokenLen && digits >= 2 && (letters > 0 || dashes == 0) {
 			_, _ = d.Write(body[start:i])
 			_, _ = d.Write([]byte{0})
 			start = j
