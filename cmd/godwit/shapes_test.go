@@ -100,6 +100,30 @@ func TestCrawlLearnsAliases(t *testing.T) {
 	}
 }
 
+// TestCrawlLearnsAliasesDespiteTokens: the same web with a token new on
+// every request in every page (a CSRF token, a session id), so that no
+// alias ever answers the bytes of its original. The rules are confirmed
+// on the payloads with their tokens masked: at most 2 alias fetches per
+// host, every page fetched, the differing host's pages all kept.
+func TestCrawlLearnsAliasesDespiteTokens(t *testing.T) {
+	web, addr := startShapes(t, fakeweb.ShapesConfig{Hosts: 20, Aliases: true, Tokens: true})
+	s := testSettings(t, addr)
+	s.Delay = 2 * time.Millisecond
+	res := crawlInProcess(t, s, web.Seeds())
+	r := web.Report()
+	t.Logf("server side: %s", r)
+	t.Logf("crawler: %+v", res.Stats.Aliases)
+	if r.Coverage != 1 {
+		t.Errorf("coverage %.3f, want 1; missing %v", r.Coverage, r.Missing)
+	}
+	if m := r.MaxAliasFetches(); m > 2 {
+		t.Errorf("alias fetches per host up to %d, want at most 2: %v", m, r.AliasFetches)
+	}
+	if n := r.AliasFetches["h1."+web.Config().Domain]; n != 0 {
+		t.Errorf("%d alias fetches on h1, whose index.html pages differ", n)
+	}
+}
+
 // TestCrawlEndlessTraps is the acceptance test of the template defence:
 // a 20-host web where every host carries an endless trap (session
 // chains whose pages link only /sess/N+1 and /sess/N+2, calendars,

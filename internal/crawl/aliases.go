@@ -19,7 +19,10 @@ import (
 // file name as the last segment, drop a trailing slash, lower-case the
 // path, drop a query parameter) are confirmed when two URLs that differ
 // by the rule return identical payloads, and contradicted when they
-// return different ones. A rule with no counter-example on a host, at
+// return different ones. Payloads are compared with their volatile
+// tokens masked (Outcome.Similar): a page that embeds a CSRF token, a
+// session id or a nonce never answers the same bytes twice, and "similar
+// text" is, as DUST-Buster has it, what makes two URLs aliases. A rule with no counter-example on a host, at
 // least one confirmation there and Aliases.Confirmations in all (pooled
 // over the hosts where it was never contradicted), is adopted for the
 // host: the alias filter rewrites that host's links with it before the
@@ -180,7 +183,8 @@ func lowerOutsideEscapes(s string) string {
 type AliasEvidence struct {
 	Rule AliasRule
 	// Confirmations counts pairs of URLs differing by the rule that
-	// returned identical payloads (each payload counted once).
+	// returned identical payloads, volatile tokens masked (each payload
+	// counted once).
 	Confirmations int
 	// Contradicted: a pair returned different payloads. The rule is
 	// never adopted for the host (and retracted if it was).
@@ -311,6 +315,13 @@ func (a *aliases) learn(t Task, out *Outcome) {
 		return
 	}
 	self := xxhash.Sum64String(t.Key)
+	// Payloads are compared with their volatile tokens masked: a page
+	// that embeds a CSRF token or a session id answers different bytes
+	// on every request, its alias too.
+	content := out.Similar
+	if content == 0 {
+		content = out.Content
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	h := a.hosts[t.Host]
@@ -324,19 +335,19 @@ func (a *aliases) learn(t Task, out *Outcome) {
 			// with another alias of it.
 			c := a.canon.Key(v)
 			if p, ok := a.prints[printKey(t.Host, AliasRule{}, c)]; ok {
-				a.evidence(t.Host, h, r, p.content == out.Content, out.Content)
+				a.evidence(t.Host, h, r, p.content == content, content)
 			} else if p, ok := a.prints[printKey(t.Host, r, c)]; ok && p.orig != self {
-				a.evidence(t.Host, h, r, p.content == out.Content, out.Content)
+				a.evidence(t.Host, h, r, p.content == content, content)
 			}
-			a.remember(printKey(t.Host, r, c), aliasPrint{out.Content, self})
+			a.remember(printKey(t.Host, r, c), aliasPrint{content, self})
 			continue
 		}
 		// t may be the rewritten form of an alias fetched before.
 		if p, ok := a.prints[printKey(t.Host, r, t.Key)]; ok && p.orig != self {
-			a.evidence(t.Host, h, r, p.content == out.Content, out.Content)
+			a.evidence(t.Host, h, r, p.content == content, content)
 		}
 	}
-	a.remember(printKey(t.Host, AliasRule{}, t.Key), aliasPrint{out.Content, self})
+	a.remember(printKey(t.Host, AliasRule{}, t.Key), aliasPrint{content, self})
 }
 
 // candidates are the rules worth checking for u on host h: the fixed

@@ -316,6 +316,12 @@ type Outcome struct {
 	// other answer; zero when no answer came (or a 304, which says
 	// "unchanged").
 	Content uint64
+	// Similar fingerprints a 2xx payload with its volatile tokens masked
+	// (maskedFingerprint: CSRF tokens, session ids, nonces), for alias
+	// learning on pages that never answer the same bytes twice; zero
+	// when Content is. Read in the process that fetched the page, never
+	// persisted.
+	Similar uint64
 	// Spent, on a Done outcome of a fetched page, is the OPIC cash the
 	// page handed on to its outlinks (the lease's Task.Cash).
 	Spent float64

@@ -146,6 +146,9 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 		out.Validators = t.Validators // still current
 	}
 	out.Content = contentFingerprint(resp)
+	if out.Content != 0 && resp.Status >= 200 && resp.Status < 300 {
+		out.Similar = maskedFingerprint(resp.Body)
+	}
 	c.log.Debug("fetched", "url", t.URL, "status", resp.Status, "bytes", len(resp.Body), "depth", t.Depth)
 
 	switch s := resp.Status; {
@@ -211,6 +214,49 @@ func contentFingerprint(resp *fetch.Response) uint64 {
 		fmt.Fprintf(d, "%d", s)
 	}
 	return max(d.Sum64(), 1) // 0 means "no answer"
+}
+
+// maskedFingerprint hashes body with every token-like run masked: a run
+// of at least minTokenLen letters, digits, '-' and '_' holding at least
+// two digits, and a letter unless it has no '-' (a Unix timestamp, but
+// not a date). CSRF tokens, session ids, nonces (hex ones with a single
+// letter too) are such runs; words, page numbers, dates and short
+// identifiers ("a17", "2026") are not.
+func maskedFingerprint(body []byte) uint64 {
+	d := xxhash.New()
+	start := 0
+	for i := 0; i < len(body); {
+		if !isTokenByte(body[i]) {
+			i++
+			continue
+		}
+		j, digits, letters, dashes := i, 0, 0, 0
+		for ; j < len(body) && isTokenByte(body[j]); j++ {
+			switch c := body[j]; {
+			case '0' <= c && c <= '9':
+				digits++
+			case c == '-':
+				dashes++
+			case c != '_':
+				letters++
+			}
+		}
+		if j-i >= minTokenLen && digits >= 2 && (letters > 0 || dashes == 0) {
+			_, _ = d.Write(body[start:i])
+			_, _ = d.Write([]byte{0})
+			start = j
+		}
+		i = j
+	}
+	_, _ = d.Write(body[start:])
+	return max(d.Sum64(), 1)
+}
+
+// minTokenLen is the shortest run maskedFingerprint takes for a token.
+const minTokenLen = 10
+
+func isTokenByte(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_'
 }
 
 // conditional is the header of a conditional request (RFC 9110 §13.1).

@@ -369,7 +369,8 @@
 // Shapes is a second, smaller web for two shapes the main web does not
 // have (see Shapes and ShapesConfig): URL aliases (the home and section
 // pages also linked as index.html, identical bytes, but on one host
-// where every index.html is a page of its own) and traps that never end
+// where every index.html is a page of its own; with Tokens, every page
+// also carries a token new on every request) and traps that never end
 // (session chains whose pages link only the next two, calendars,
 // ever-longer searches, repeating paths, beside 500 pages of genuine
 // pagination). Its own judge, Shapes.Report, counts alias fetches per

@@ -26,6 +26,9 @@ import (
 //     "/s/K/index.html?utm_source=feed", which answer the same bytes as
 //     "/" and "/s/K/", except on host AliasDiffHost, where every
 //     index.html is a different page (a legacy copy) that must be kept;
+//   - with Tokens, every ordinary page also embeds a token new on every
+//     request (a CSRF token and a session id, as real sites do), so that
+//     no two answers are byte for byte the same, aliases included;
 //   - with Traps, host i carries one endless trap, linked from every
 //     ordinary page, by i mod 4: a session chain "/sess/N?sid=<new id
 //     per visit>" whose pages link "/sess/N+1" and "/sess/N+2" and
@@ -39,10 +42,11 @@ import (
 //
 // robots.txt answers 404 (everything allowed) on every host.
 type Shapes struct {
-	cfg  ShapesConfig
-	mu   sync.Mutex
-	log  []shapeRequest
-	sids atomic.Uint64
+	cfg    ShapesConfig
+	mu     sync.Mutex
+	log    []shapeRequest
+	sids   atomic.Uint64
+	tokens atomic.Uint64
 }
 
 // ShapesConfig describes a Shapes web. The zero value plus Default is a
@@ -57,6 +61,8 @@ type ShapesConfig struct {
 	// AliasDiffHost is the host whose index.html pages differ from
 	// their directory (default 1; negative: none). Used with Aliases.
 	AliasDiffHost int
+	// Tokens embeds a per-request token in every ordinary page.
+	Tokens bool
 	// Traps puts an endless trap on every host.
 	Traps bool
 	// Pagination is the number of listing pages on host 0 (0: none).
@@ -357,6 +363,10 @@ func (s *Shapes) render(i int, p shapePage, rawQuery string) string {
 			link("/list?page=" + strconv.Itoa(n+1))
 		}
 	}
+	if s.cfg.Tokens {
+		tok := strconv.FormatUint(s.tokens.Add(1)*0x9e3779b97f4a7c15|1<<63, 16)
+		fmt.Fprintf(&b, "<form method=\"post\" action=\"/login\"><input type=\"hidden\" name=\"csrf\" value=\"%s\"></form>\n<p>Session %s</p>\n", tok, tok)
+	}
 	fmt.Fprintf(&b, "<p>The text of %s on %s.</p>\n</body></html>\n", p.id, s.hostName(i))
 	return b.String()
 }
@@ -375,6 +385,8 @@ type ShapesReport struct {
 	TrapRequests int `json:"trap_requests"` // requests for trap pages
 	// Traps counts trap requests by trap.
 	Traps map[string]int `json:"traps"`
+	// TrapsPerHost counts trap requests by host.
+	TrapsPerHost map[string]int `json:"traps_per_host"`
 	// Reachable counts the pages of the ground truth (traps aside),
 	// Covered those answered 200, Coverage the share.
 	Reachable int      `json:"reachable"`
@@ -400,6 +412,15 @@ func (r ShapesReport) TrapShare() float64 {
 	return float64(r.TrapRequests) / float64(r.Requests)
 }
 
+// MaxTrapRequests is the most trap requests on one host.
+func (r ShapesReport) MaxTrapRequests() int {
+	m := 0
+	for _, n := range r.TrapsPerHost {
+		m = max(m, n)
+	}
+	return m
+}
+
 // MaxAliasFetches is the most alias fetches on one host.
 func (r ShapesReport) MaxAliasFetches() int {
 	m := 0
@@ -410,8 +431,8 @@ func (r ShapesReport) MaxAliasFetches() int {
 }
 
 func (r ShapesReport) String() string {
-	return fmt.Sprintf("requests %d; trap requests %d (%.2f%%) %v; coverage %d/%d = %.3f; alias fetches %d (max %d per host); duplicates %d; pagination %d/%d",
-		r.Requests, r.TrapRequests, 100*r.TrapShare(), r.Traps, r.Covered, r.Reachable, r.Coverage,
+	return fmt.Sprintf("requests %d; trap requests %d (%.2f%%) %v, max %d per host; coverage %d/%d = %.3f; alias fetches %d (max %d per host); duplicates %d; pagination %d/%d",
+		r.Requests, r.TrapRequests, 100*r.TrapShare(), r.Traps, r.MaxTrapRequests(), r.Covered, r.Reachable, r.Coverage,
 		sumValues(r.AliasFetches), r.MaxAliasFetches(), r.Duplicates, r.PaginationCovered, r.Pagination)
 }
 
@@ -455,7 +476,7 @@ func (s *Shapes) Report() ShapesReport {
 	s.mu.Lock()
 	reqs := append([]shapeRequest(nil), s.log...)
 	s.mu.Unlock()
-	r := ShapesReport{Traps: map[string]int{}, AliasFetches: map[string]int{}}
+	r := ShapesReport{Traps: map[string]int{}, TrapsPerHost: map[string]int{}, AliasFetches: map[string]int{}}
 	answered := map[string]bool{} // host|id
 	spelled := map[string]bool{}  // host|id|spelling
 	for _, q := range reqs {
@@ -463,6 +484,7 @@ func (s *Shapes) Report() ShapesReport {
 		if q.page.trap != "" {
 			r.TrapRequests++
 			r.Traps[q.page.trap]++
+			r.TrapsPerHost[s.hostName(q.host)]++
 			continue
 		}
 		if q.page.id == "" || q.status != http.StatusOK {

@@ -85,7 +85,8 @@ func TestShapesTraps(t *testing.T) {
 	s.get(t, "http://h2.shapes.test/search?q=tide&lang=en")
 	s.get(t, "http://h3.shapes.test/docs/a/b/a/b/")
 	r := s.Report()
-	if r.TrapRequests != 5 || r.Traps[ShapeTrapSession] != 2 || r.Requests != 7 || r.Pagination != 3+6 || r.PaginationCovered != 1 {
+	if r.TrapRequests != 5 || r.Traps[ShapeTrapSession] != 2 || r.Requests != 7 || r.Pagination != 3+6 || r.PaginationCovered != 1 ||
+		r.TrapsPerHost["h0.shapes.test"] != 2 || r.MaxTrapRequests() != 2 {
 		t.Errorf("report %s", r)
 	}
 }
