@@ -59,9 +59,25 @@ func (n *Node) Members(ctx context.Context) ([]Member, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: members: %w", err)
 	}
-	var ms []Member
+	// The stream's per-subject state can miss a key being rewritten at
+	// that instant (seen about once in 200 listings while a member
+	// renews): the node's own key and the members of the last listing
+	// are asked for by name too, so that a live member, once listed, is
+	// never missed (a member joining may be missed once, and is listed
+	// at the next call); one whose key is gone (deleted or expired) is
+	// not found.
+	keys := map[string]bool{n.cfg.Node: true}
 	for subject := range info.State.Subjects {
-		key := strings.TrimPrefix(subject, prefix)
+		keys[strings.TrimPrefix(subject, prefix)] = true
+	}
+	n.mu.Lock()
+	for key := range n.lastMembers {
+		keys[key] = true
+	}
+	n.mu.Unlock()
+	var ms []Member
+	seen := map[string]bool{}
+	for key := range keys {
 		e, err := n.members.Get(ctx, key)
 		if err != nil {
 			continue // deleted (Leave), or expired since the state was read
@@ -71,7 +87,11 @@ func (n *Node) Members(ctx context.Context) ([]Member, error) {
 			continue
 		}
 		ms = append(ms, Member{ID: key, Capacity: v.Capacity, Stats: v.Stats, Updated: e.Created()})
+		seen[key] = true
 	}
+	n.mu.Lock()
+	n.lastMembers = seen
+	n.mu.Unlock()
 	slices.SortFunc(ms, func(a, b Member) int { return strings.Compare(a.ID, b.ID) })
 	return ms, nil
 }

@@ -460,6 +460,19 @@ func TestMembersWhileRenewing(t *testing.T) {
 		}
 	}()
 	defer func() { cancel(); <-renewed }()
+	// A member joining may be missed once; once listed it must not be.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		ms, err := a.Members(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the two members were never listed together: %v", ms)
+		}
+	}
 	missed := 0
 	for range 200 {
 		ms, err := a.Members(ctx)
