@@ -128,6 +128,15 @@ func TestContinuousCrawlFollowsChangingPages(t *testing.T) {
 		continuousCrawlPoisson(t)
 	})
 	t.Run("synchronized", func(t *testing.T) {
+		if raceEnabled {
+			// Its bound (freshness ≥ 0.6) holds for a crawler that keeps
+			// up with 100 requests a second, in this process with the web
+			// it crawls; the race detector's slowdown breaks that (0.588
+			// seen in CI's race step). The same paths run under the race
+			// detector in the Poisson subtest; this one runs, bound and
+			// all, in the plain go test.
+			t.Skip("a throughput-bound crawl: not under the race detector")
+		}
 		t.Parallel()
 		continuousCrawlSynchronized(t)
 	})
