@@ -36,9 +36,7 @@ func ReadSeedsFile(path string) ([]Seed, error) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
-		if i := strings.IndexByte(line, '#'); i >= 0 && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t') {
-			line = line[:i] // a comment; a '#' inside a URL is a fragment
-		}
+		line = stripComment(line)
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
@@ -49,6 +47,18 @@ func ReadSeedsFile(path string) ([]Seed, error) {
 		return nil, fmt.Errorf("seeds file %s: %w", path, err)
 	}
 	return out, nil
+}
+
+// stripComment cuts line at its comment: the first '#' that starts the
+// line or follows a space or tab. A '#' inside a URL is its fragment, so
+// "https://a.example/#top  # note" keeps the fragment and loses the note.
+func stripComment(line string) string {
+	for i := 0; i < len(line); i++ {
+		if line[i] == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t') {
+			return line[:i]
+		}
+	}
+	return line
 }
 
 // LoadSeeds returns the seeds recorded in the data directory dir by

@@ -11,7 +11,7 @@ import (
 func TestReadSeedsFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "seeds.txt")
-	text := "# seeds\nhttps://a.example/ # a comment\n\n  https://b.example/#frag\n\thttps://c.example/ \n"
+	text := "# seeds\nhttps://a.example/ # a comment\n\n  https://b.example/#frag\n\thttps://c.example/ \nhttps://d.example/#top  # a note\n"
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -23,6 +23,7 @@ func TestReadSeedsFile(t *testing.T) {
 		{"https://a.example/", path + ":2"},
 		{"https://b.example/#frag", path + ":4"},
 		{"https://c.example/", path + ":5"},
+		{"https://d.example/#top", path + ":6"},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("ReadSeedsFile(%q) = %v, want %v", text, got, want)
