@@ -65,7 +65,8 @@ func TestBinaryMessages(t *testing.T) {
 
 // TestBinaryStatusShowsDefaults: godwit status --data shows the value a
 // crawl runs with for the settings it left at their default (stored as
-// zero), marked so, rather than the zero.
+// zero), marked so, rather than the zero; sections of features the crawl
+// does not use are left out.
 func TestBinaryStatusShowsDefaults(t *testing.T) {
 	web, addr := startWeb(t, fakeweb.Config{Hosts: 1, PagesPerHost: 2, Seed: 3})
 	s := testSettings(t, addr)
@@ -90,6 +91,11 @@ func TestBinaryStatusShowsDefaults(t *testing.T) {
 	}
 	if strings.Contains(res.stdout, "retries: 0") || strings.Contains(res.stdout, "allow_after: 0s") {
 		t.Errorf("status shows a zero for a default:\n%s", res.stdout)
+	}
+	// A single-node crawl without a store: no cluster or store section of
+	// empty values.
+	if strings.Contains(res.stdout, "\n  cluster:\n") || strings.Contains(res.stdout, "\n  store:\n") {
+		t.Errorf("status shows the cluster or store settings of a crawl that uses neither:\n%s", res.stdout)
 	}
 	js := runBinary(t, "status", "--data", s.Data, "--json")
 	if !strings.Contains(js.stdout, `"adapt.retries": "2"`) || !strings.Contains(js.stdout, `"adapt.retries",`) {

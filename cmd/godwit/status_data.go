@@ -85,6 +85,14 @@ func dataStatus(dir string) (dirStatus, error) {
 		if stored, err := f.settings(d.settingsPath()); err == nil {
 			shown, _ = storedSettings(effectiveSettings(stored))
 			markDefaults(shown, &f.Settings, "", &st.Defaults)
+			// A crawl without a store or a cluster shows no such
+			// section rather than a column of empty values.
+			if stored.Store.URL == "" {
+				dropKey(shown, "store")
+			}
+			if stored.Cluster.URL == "" {
+				dropKey(shown, "cluster")
+			}
 		}
 		st.Settings = map[string]string{}
 		for _, kv := range flattenSettings(shown) {
@@ -185,6 +193,16 @@ func indent(w io.Writer, text, prefix string) error {
 		}
 	}
 	return nil
+}
+
+// dropKey removes key and its value from the mapping node n.
+func dropKey(n *yaml.Node, key string) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			n.Content = append(n.Content[:i], n.Content[i+2:]...)
+			return
+		}
+	}
 }
 
 // markDefaults marks "# default" each scalar of shown (the effective
