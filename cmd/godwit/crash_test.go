@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,18 +24,64 @@ func TestBinaryCrashResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test: -short")
 	}
-	const (
-		kills   = 10
-		workers = 4
-		delay   = "30ms"
-	)
 	dir := t.TempDir()
 	seeds := filepath.Join(dir, "seeds.txt")
 	addr := startFakewebBinary(t, "--hosts", "10", "--pages", "60", "--seed", "12",
 		"--robots", "allow,disallow,crawl-delay,not-found", "--crawl-delay", "80ms", "--seeds-out", seeds)
+	testCrashResume(t, fakewebConfigForCrashTest(), dir, []string{"--proxy", "http://" + addr, "--seeds", seeds}, 10,
+		func() fakeweb.Report { return fetchReport(t, addr, crashDelay) })
+}
+
+// TestBinaryCrashResumeDirect is TestBinaryCrashResume on the same web
+// served directly over HTTPS on three loopback addresses: every restart
+// resolves names (--resolve), dials through the SSRF guard and opens TLS
+// itself, with no proxy between.
+func TestBinaryCrashResumeDirect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test: -short")
+	}
+	cfg := fakewebConfigForCrashTest()
+	cfg.HTTPS = true
+	web, err := fakeweb.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer web.Close()
+	resolve, caFile := startDirectWeb(t, web, []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"})
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "seeds.txt")
+	if err := os.WriteFile(seeds, []byte(strings.Join(web.Seeds(), "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--seeds", seeds, "--allow-private", "--ca-cert", caFile}
+	for _, r := range resolve {
+		args = append(args, "--resolve", r)
+	}
+	r := testCrashResume(t, cfg, dir, args, 6, func() fakeweb.Report {
+		return web.Report(fakeweb.Judge{Delay: 30 * time.Millisecond})
+	})
+	for _, q := range web.Requests() {
+		if q.Proxy || !strings.HasPrefix(q.RawURL, "https://") {
+			t.Fatalf("fakeweb saw %s (proxy %v), want only direct https:// requests", q.RawURL, q.Proxy)
+		}
+	}
+	if r.Requests == 0 {
+		t.Fatal("no requests")
+	}
+}
+
+// crashDelay is the crash tests' --delay.
+const crashDelay = "30ms"
+
+// testCrashResume runs `godwit crawl` with args plus a data directory in
+// dir, kills it kills times at random moments, lets a last run finish and
+// judges the whole by report, the web's view, and the WARC files by the
+// pages of a web made with cfg. It returns the report.
+func testCrashResume(t *testing.T, cfg fakeweb.Config, dir string, args []string, kills int, report func() fakeweb.Report) fakeweb.Report {
+	t.Helper()
+	const workers = 4
 	data := filepath.Join(dir, "data")
-	args := []string{"crawl", "--proxy", "http://" + addr, "--seeds", seeds, "--data", data,
-		"--delay", delay, "--workers", "4", "--timeout", "2s"}
+	args = append([]string{"crawl", "--data", data, "--delay", crashDelay, "--workers", strconv.Itoa(workers), "--timeout", "2s"}, args...)
 	rng := rand.New(rand.NewPCG(1, 2))
 
 	for i := range kills {
@@ -62,7 +109,7 @@ func TestBinaryCrashResume(t *testing.T) {
 		t.Errorf("final run did not resume:\n%s", res.stdout)
 	}
 
-	r := fetchReport(t, addr, delay)
+	r := report()
 	if r.ConcurrencyViolations+r.GapViolations+r.DisallowedRequests+r.BeforeRobots+r.UnavailableHostRequests != 0 {
 		t.Errorf("violations across restarts:\n%s", r)
 	}
@@ -78,7 +125,7 @@ func TestBinaryCrashResume(t *testing.T) {
 	if len(warcs) == 0 {
 		t.Fatal("no WARC files")
 	}
-	web, err := fakeweb.New(fakewebConfigForCrashTest())
+	web, err := fakeweb.New(cfg) // to compare the archived payloads with
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,6 +145,7 @@ func TestBinaryCrashResume(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(data, "state", "seeds.txt")); err != nil {
 		t.Error(err)
 	}
+	return r
 }
 
 // fakewebConfigForCrashTest mirrors the flags given to the fakeweb process,
