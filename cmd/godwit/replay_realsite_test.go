@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// pythonDocs is where Debian's python3.11-doc puts the Python
+// documentation, a Sphinx site no one here wrote.
+const pythonDocs = "/usr/share/doc/python3.11/html"
+
+// TestReplayPythonDocsInBrowser crawls a page of the Python documentation
+// (Sphinx's classic theme: page → pydoctheme.css → default.css →
+// classic.css → basic.css, each by @import) served as it is from Debian's
+// package, and replays it in ReplayWeb.page in headless Chromium: the
+// replayed page must have the layout the live page has, judged by the
+// computed style of elements each sheet of the chain styles (basic.css,
+// four imports deep, floats and sizes the sidebar). It needs
+// python3.11-doc, Chromium and the replaywebpage package, and is skipped
+// without them.
+func TestReplayPythonDocsInBrowser(t *testing.T) {
+	rwp := os.Getenv(replayWebPageEnv)
+	if rwp == "" {
+		t.Skipf("%s is not set: no ReplayWeb.page to replay in", replayWebPageEnv)
+	}
+	if _, err := os.Stat(filepath.Join(pythonDocs, "_static", "basic.css")); err != nil {
+		t.Skip("no Python documentation (apt-get install python3.11-doc)")
+	}
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("no Chromium")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := &http.Server{Handler: http.FileServer(http.Dir(pythonDocs))}
+	go site.Serve(ln)
+	t.Cleanup(func() { site.Close() })
+	page := "http://" + ln.Addr().String() + "/tutorial/" // (Go's file server redirects .../index.html here)
+
+	s := testSettings(t, "")
+	s.Proxy = ""
+	s.AllowPrivate = true
+	s.Delay = time.Millisecond
+	s.MaxDepth = 1 // the page, the pages it links to (~30) and their requisites
+	crawlInProcess(t, s, []string{page})
+	dir := t.TempDir()
+	wacz := filepath.Join(dir, "crawl.wacz")
+	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", wacz, "--data", s.Data); code != 0 {
+		t.Fatalf("export wacz: exit %d: %s", code, errOut)
+	}
+	rl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: replayHandler(wacz, rwp, page)}
+	go srv.Serve(rl)
+	t.Cleanup(func() { srv.Close() })
+
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	cdp := startChromium(ctx, t, chromium, dir)
+	if _, err := cdp.call(ctx, "Page.enable", nil); err != nil {
+		t.Fatal(err)
+	}
+	// The style of: the sidebar (basic.css floats and sizes it; its
+	// overflow-wrap is basic.css's alone), the related bar (classic.css's
+	// colours) and the body (pydoctheme.css's font).
+	const probe = `(() => {
+		const st = (sel) => { const e = document.querySelector(sel); return e ? getComputedStyle(e) : null; };
+		const side = st("div.sphinxsidebar"), rel = st("div.related"), body = st("body");
+		return JSON.stringify({
+			sideWrap: side ? side.overflowWrap : "", sideFloat: side ? side.cssFloat : "",
+			relBg: rel ? rel.backgroundColor : "", bodyFont: body ? body.fontFamily : "",
+			ready: document.readyState});
+	})()`
+	type style struct{ SideWrap, SideFloat, RelBg, BodyFont, Ready string }
+
+	// The live page's style, as the site serves it.
+	if _, err := cdp.call(ctx, "Page.navigate", map[string]any{"url": page}); err != nil {
+		t.Fatal(err)
+	}
+	var live style
+	for live.Ready != "complete" {
+		if ctx.Err() != nil {
+			t.Fatal("the live page did not load")
+		}
+		res, err := cdp.call(ctx, "Runtime.evaluate", map[string]any{"expression": probe, "returnByValue": true})
+		if err == nil {
+			var v struct{ Result struct{ Value string } }
+			if json.Unmarshal(res, &v) == nil {
+				json.Unmarshal([]byte(v.Result.Value), &live)
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if live.SideWrap != "break-word" {
+		t.Fatalf("the live page's sidebar has overflow-wrap %q, want basic.css's break-word: the probe does not test the chain", live.SideWrap)
+	}
+
+	// The replayed page's.
+	if _, err := cdp.call(ctx, "Page.navigate", map[string]any{"url": "http://" + rl.Addr().String() + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for {
+		if frame := replayedFrame(ctx, cdp, page); frame != "" {
+			if v, err := evalInFrame(ctx, cdp, frame, probe); err == nil {
+				last = v
+				var got style
+				if json.Unmarshal([]byte(v), &got) == nil && got.Ready == "complete" && got == live {
+					t.Logf("replayed with the live page's style: %s", v)
+					break
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			shot(t, cdp, dir)
+			t.Fatalf("the replayed page's style never became the live page's %+v; last probe %s", live, last)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	shot(t, cdp, dir)
+}
