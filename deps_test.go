@@ -51,6 +51,7 @@ var layers = map[string]string{
 	"internal/lifecycle":  "leaf",
 	"internal/render":     "leaf",
 	"internal/atomicfile": "leaf",
+	"internal/wacz":       "leaf",
 
 	"internal/crawltest": "testsupport",
 	"internal/fakeweb":   "testsupport",

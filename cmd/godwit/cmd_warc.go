@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -51,27 +50,10 @@ func checkFiles(paths []string) error {
 // 1-based number, offset and length, until f returns false. A file that
 // cannot be read to its end is a failure.
 func eachRecord(path string, f func(n int, off, length int64, rec *warc.Record) bool) error {
-	fh, err := os.Open(path)
-	if err != nil {
+	if err := warc.EachRecord(path, f); err != nil {
 		return failure{err}
 	}
-	defer fh.Close()
-	rd, err := warc.NewReader(fh)
-	if err != nil {
-		return failure{fmt.Errorf("%s: %w", path, err)}
-	}
-	for n := 1; ; n++ {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return failure{fmt.Errorf("%s: %w", path, err)}
-		}
-		if !f(n, rd.Offset(), rd.Length(), rec) {
-			return nil
-		}
-	}
+	return nil
 }
 
 func newWARCLsCmd() *cobra.Command {

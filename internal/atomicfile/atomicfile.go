@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -18,10 +19,17 @@ func WriteFile(path string, data []byte) error {
 }
 
 // Write writes what write writes to path whole or not at all. On an error
-// the temporary file is removed and path is as it was.
+// the temporary file is removed and path is as it was. A new file has
+// mode 0666 less the umask (os.Create's).
 func Write(path string, write func(io.Writer) error) error {
+	return WritePerm(path, 0o666, write)
+}
+
+// WritePerm is Write giving a new file the mode perm less the umask (a
+// WARC file's companions, 0644, are read by others but not written).
+func WritePerm(path string, perm fs.FileMode, write func(io.Writer) error) error {
 	tmp := path + TempSuffix
-	f, err := os.Create(tmp)
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return err
 	}

@@ -47,3 +47,15 @@ func TestWriteFailsWhole(t *testing.T) {
 		t.Error("WriteFile under a regular file succeeded")
 	}
 }
+
+// WritePerm's file has the mode asked for (a umask only takes bits
+// away, so 0600 is 0600 whatever it is).
+func TestWritePermGivesMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := WritePerm(path, 0o600, func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v (%v), want 0600", fi.Mode().Perm(), err)
+	}
+}

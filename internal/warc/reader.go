@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,6 +78,34 @@ func NewReader(r io.Reader) (*Reader, error) {
 	// A lone 0x1f is a gzip stream cut short, not a WARC line.
 	zip := len(magic) > 0 && magic[0] == 0x1f && (len(magic) == 1 || magic[1] == 0x8b)
 	return &Reader{src: src, zip: zip}, nil
+}
+
+// EachRecord reads the WARC file at path and calls f with each record in
+// turn, its number (from 1), its offset and its length (Offset, Length),
+// until f returns false or the file ends. A record's Block is read only
+// until f returns. Errors reading the file name it.
+func EachRecord(path string, f func(n int, off, length int64, rec *Record) bool) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close() // read only
+	rd, err := NewReader(fh)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for n := 1; ; n++ {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if !f(n, rd.Offset(), rd.Length(), rec) {
+			return nil
+		}
+	}
 }
 
 // Offset returns the offset of the record last returned by Next, in the
