@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/godwit-crawler/godwit/internal/atomicfile"
 	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
@@ -395,25 +397,11 @@ func writeIndex(dst string, paths ...string) (int, error) {
 		return 0, err
 	}
 	n := bytes.Count(buf.Bytes(), []byte("\n"))
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
+	err := atomicfile.WriteWith(dst, atomicfile.Options{Perm: 0o644, Temp: "." + filepath.Base(dst) + ".*.tmp"}, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
 	if err != nil {
-		return 0, err
-	}
-	_, err = tmp.Write(buf.Bytes())
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), dst)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
 		return 0, fmt.Errorf("write %s: %w", dst, err)
 	}
 	return n, nil

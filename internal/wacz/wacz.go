@@ -61,7 +61,7 @@ type page struct {
 // not at all (atomicfile), readable like the WARC files (0644 less the
 // umask).
 func WriteFile(out string, paths []string, o Options) error {
-	return atomicfile.WritePerm(out, 0o644, func(w io.Writer) error { return Write(w, paths, o) })
+	return atomicfile.WriteWith(out, atomicfile.Options{Perm: 0o644}, func(w io.Writer) error { return Write(w, paths, o) })
 }
 
 // Write writes the WACZ package of the WARC files at paths to w: the WARC
