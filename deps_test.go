@@ -52,6 +52,7 @@ var layers = map[string]string{
 	"internal/render":     "leaf",
 	"internal/atomicfile": "leaf",
 	"internal/wacz":       "leaf",
+	"internal/shard":      "leaf",
 
 	"internal/crawltest": "testsupport",
 	"internal/fakeweb":   "testsupport",
