@@ -174,51 +174,13 @@ Exit status 1 when no record matches or the file is damaged before it.`,
 	return cmd
 }
 
-// findRecord returns record number n of the file, or the first response or
-// resource record for target (exact URI first, then same SURT key).
+// findRecord is warc.FindRecord; an error is a failure.
 func findRecord(path string, n int, target string) (*warc.Record, int, error) {
-	var (
-		found, bySURT *warc.Record
-		num, surtNum  int
-	)
-	key := ""
-	if target != "" {
-		key = warc.SURTKey(target)
-	}
-	err := eachRecord(path, func(i int, _, _ int64, rec *warc.Record) bool {
-		if n > 0 {
-			if i == n {
-				found, num = rec, i
-				return false
-			}
-			return true
-		}
-		if rec.Type != warc.TypeResponse && rec.Type != warc.TypeResource {
-			return true
-		}
-		uri := warc.TargetURI(rec)
-		if uri == target {
-			found, num = rec, i
-			return false
-		}
-		if bySURT == nil && warc.SURTKey(uri) == key {
-			bySURT, surtNum = rec, i
-		}
-		return true
-	})
-	if found == nil && bySURT != nil {
-		found, num = bySURT, surtNum
-	}
-	if found != nil {
-		return found, num, nil // a later read error does not matter
-	}
+	rec, num, err := warc.FindRecord(path, n, target)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, failure{err}
 	}
-	if n > 0 {
-		return nil, 0, failure{fmt.Errorf("%s has no record %d", path, n)}
-	}
-	return nil, 0, failure{fmt.Errorf("%s has no response or resource record for %s", path, target)}
+	return rec, num, nil
 }
 
 func catBytes(rec *warc.Record, decode, block bool) ([]byte, error) {
