@@ -22,6 +22,8 @@ const module = "github.com/godwit-crawler/godwit/"
 var layers = map[string]string{
 	"cmd/godwit": "program",
 
+	"internal/cluster/coord": "coordinator",
+
 	"internal/frontier":          "adapter",
 	"internal/archive":           "adapter",
 	"internal/events":            "adapter",
@@ -49,6 +51,8 @@ var layers = map[string]string{
 	"internal/lifecycle":  "leaf",
 	"internal/render":     "leaf",
 	"internal/atomicfile": "leaf",
+	"internal/wacz":       "leaf",
+	"internal/shard":      "leaf",
 
 	"internal/crawltest": "testsupport",
 	"internal/fakeweb":   "testsupport",
@@ -62,6 +66,10 @@ func allowed(from, fl, to, tl string) bool {
 		return true
 	case "testsupport":
 		return true
+	case "coordinator":
+		// A coordinator runs adapters together (a cluster crawl's node
+		// session: its jetstream.Node, cluster.Node and frontier).
+		return tl == "adapter" || tl == "core" || tl == "leaf"
 	case "adapter":
 		if tl == "adapter" {
 			return from == "internal/cluster/jetstream" && to == "internal/cluster"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/godwit-crawler/godwit/internal/admin"
 	"github.com/godwit-crawler/godwit/internal/archive"
+	"github.com/godwit-crawler/godwit/internal/cluster/coord"
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/events"
 	"github.com/godwit-crawler/godwit/internal/frontier"
@@ -24,7 +25,7 @@ type backend struct {
 	archive  *archive.Archive
 	pages    *events.Index   // nil: no pages API (pages.go)
 	procs    *process.Runner // nil: no processors
-	cluster  *clusterNode    // nil: a single-node crawl (no /api/cluster)
+	cluster  *coord.Session  // nil: a single-node crawl (no /api/cluster)
 	canon    *urlnorm.Canonicalizer
 	started  time.Time
 	now      func() time.Time

@@ -21,6 +21,7 @@ import (
 
 	"github.com/godwit-crawler/godwit/internal/cluster"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
+	"github.com/godwit-crawler/godwit/internal/shard"
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
@@ -334,7 +335,7 @@ func (s *logStats) count(b *testing.B, codec *cluster.Codec, data []byte) {
 	s.links += len(e.Links)
 	for _, l := range e.Links {
 		if u, err := url.Parse(l.Via); err == nil && l.Via != "" &&
-			cluster.Shard(urlnorm.Host(u), cluster.DefaultShards) != e.Shard {
+			shard.Of(urlnorm.Host(u), cluster.DefaultShards) != e.Shard {
 			s.crossShard++
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/godwit-crawler/godwit/internal/cluster"
 	"github.com/godwit-crawler/godwit/internal/cluster/jetstream"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
+	"github.com/godwit-crawler/godwit/internal/shard"
 	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
@@ -538,7 +539,7 @@ func TestClusterStatus(t *testing.T) {
 		t.Fatal(err)
 	} else {
 		for i := range 20 {
-			if a.Owners[cluster.Shard(fmt.Sprintf("h%d.fake.test", i), len(a.Owners))] == "n3" {
+			if a.Owners[shard.Of(fmt.Sprintf("h%d.fake.test", i), len(a.Owners))] == "n3" {
 				n3hosts++
 			}
 		}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/godwit-crawler/godwit/internal/admin"
 	"github.com/godwit-crawler/godwit/internal/archive"
+	"github.com/godwit-crawler/godwit/internal/cluster/coord"
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/events"
 	"github.com/godwit-crawler/godwit/internal/fetch"
@@ -303,7 +304,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		evs     eventsSink
 		procs   *processors
 		pages   *events.Index
-		cn      *clusterNode
+		cn      *coord.Session
 		c       *crawl.Crawler
 	)
 	if err := g.Start(ctx, "fetcher", func(context.Context) (lifecycle.Stop, error) {
@@ -456,11 +457,11 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 			if cn, err = joinCluster(ctx, s, fr, ws, log); err != nil {
 				return nil, err
 			}
-			return cn.stop, nil
+			return cn.Stop, nil
 		}); err != nil {
 			return res, err
 		}
-		front = cn.node
+		front = cn.Frontier()
 	}
 	deps := crawl.Deps{Frontier: front, Fetcher: fetcher, Archive: arch, Logger: log, Processors: procs.runner,
 		Events: teeEvents{pages}}
@@ -477,7 +478,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 			return nil, err
 		}
 		if cn != nil {
-			cn.start(seeds, c, finish) // the crawl's seeds come from every node
+			cn.Start(seeds, c, finish) // the crawl's seeds come from every node
 		} else if _, err := c.AddSeeds(ctx, seeds); err != nil {
 			return nil, err
 		}
@@ -500,7 +501,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		metrics = append(metrics, ws.RegisterMetrics)
 	}
 	if cn != nil {
-		metrics = append(metrics, func(reg prometheus.Registerer) error { return reg.Register(newClusterCollector(cn.js)) })
+		metrics = append(metrics, func(reg prometheus.Registerer) error { return reg.Register(cn.Collector()) })
 	}
 	if err := g.Start(ctx, "admin", func(ctx context.Context) (lifecycle.Stop, error) {
 		be := newBackend(c, fr, arch, ccfg.URL)
@@ -512,7 +513,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 			return nil, err
 		}
 		if cn != nil {
-			cn.admin.Store(adminAddr) // as the server listens: the default's port may have been taken
+			cn.SetAdmin(adminAddr) // as the server listens: the default's port may have been taken
 		}
 		return func() error { stopAdmin(); return nil }, nil
 	}); err != nil {

@@ -2,17 +2,14 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/godwit-crawler/godwit/internal/warc"
+	"github.com/godwit-crawler/godwit/internal/wacz"
 )
 
 func newExportCmd() *cobra.Command {
@@ -22,27 +19,6 @@ func newExportCmd() *cobra.Command {
 	}
 	cmd.AddCommand(newExportPagesCmd(), newExportWACZCmd())
 	return cmd
-}
-
-// pageLine is one line of `godwit export pages`.
-type pageLine struct {
-	URL       string `json:"url"`
-	Status    int    `json:"status"`
-	FetchTime string `json:"fetch_time"` // WARC-Date of the capture
-	Title     string `json:"title,omitempty"`
-	MIME      string `json:"mime,omitempty"`
-	Digest    string `json:"digest,omitempty"` // WARC-Payload-Digest
-	SimHash   string `json:"simhash,omitempty"`
-	Outlinks  int    `json:"outlinks"`
-	Revisit   string `json:"revisit,omitempty"` // the revisit profile, for a revisit
-	// NearDuplicateOf is the earlier page whose text this page's is near.
-	NearDuplicateOf string `json:"near_duplicate_of,omitempty"`
-	Truncated       string `json:"truncated,omitempty"`
-	WARC            struct {
-		File   string `json:"file"`
-		Offset int64  `json:"offset"`
-		Length int64  `json:"length"`
-	} `json:"warc"`
 }
 
 func newExportPagesCmd() *cobra.Command {
@@ -85,75 +61,11 @@ With no WARC arguments, reads every WARC file of the crawl in --data.`,
 	return cmd
 }
 
-// exportPages writes the pages of one WARC file. A page's metadata record
-// follows its response in the same group, so lines are written when the
-// next page starts or the file ends.
+// exportPages writes the pages of the WARC file at path as JSON lines;
+// an error is a failure.
 func exportPages(w io.Writer, path string) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	var (
-		pending *pageLine
-		id      string
-	)
-	flush := func() error {
-		if pending == nil {
-			return nil
-		}
-		err := enc.Encode(pending)
-		pending = nil
-		return err
+	if err := wacz.WritePages(w, path); err != nil {
+		return failure{err}
 	}
-	err := eachRecord(path, func(_ int, off, length int64, rec *warc.Record) bool {
-		switch rec.Type {
-		case warc.TypeResponse, warc.TypeRevisit:
-			if flush() != nil {
-				return false
-			}
-			p := &pageLine{
-				URL:       rec.Header.Get(warc.FieldTargetURI),
-				FetchTime: rec.Header.Get(warc.FieldDate),
-				Digest:    rec.Header.Get(warc.FieldPayloadDigest),
-				Truncated: rec.Header.Get(warc.FieldTruncated),
-			}
-			if rec.Type == warc.TypeRevisit {
-				p.Revisit = rec.Header.Get(warc.FieldProfile)
-			}
-			if m, err := warc.ParseHTTP(rec.Block); err == nil {
-				p.Status = m.Status
-				p.MIME, _, _ = strings.Cut(m.Header.Get("Content-Type"), ";")
-				p.MIME = strings.ToLower(strings.TrimSpace(p.MIME))
-			}
-			p.WARC.File, p.WARC.Offset, p.WARC.Length = filepath.Base(path), off, length
-			pending, id = p, rec.Header.Get(warc.FieldRecordID)
-		case warc.TypeMetadata:
-			if pending == nil || rec.Header.Get(warc.FieldRefersTo) != id {
-				return true
-			}
-			fields, err := warc.ParseFields(rec.Block)
-			if err != nil {
-				return true
-			}
-			for _, f := range fields {
-				switch f.Name {
-				case "title":
-					pending.Title = f.Value
-				case "simhash":
-					pending.SimHash = f.Value
-				case "outlink":
-					pending.Outlinks++
-				case "near-duplicate-of":
-					pending.NearDuplicateOf = f.Value
-				}
-			}
-		}
-		return true
-	})
-	if ferr := flush(); err == nil {
-		err = ferr
-	}
-	var fe failure
-	if err != nil && !errors.As(err, &fe) {
-		err = failure{err}
-	}
-	return err
+	return nil
 }

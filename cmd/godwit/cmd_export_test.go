@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
+	"github.com/godwit-crawler/godwit/internal/wacz"
 )
 
 // TestExportPages: after a crawl, `godwit export pages` writes one JSON
@@ -29,7 +30,7 @@ func TestExportPages(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	pages := 0
 	for _, l := range lines {
-		var p pageLine
+		var p wacz.PageLine
 		if err := json.Unmarshal([]byte(l), &p); err != nil {
 			t.Fatalf("line %q: %v", l, err)
 		}

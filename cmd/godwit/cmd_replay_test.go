@@ -25,6 +25,7 @@ import (
 	"golang.org/x/net/websocket"
 
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
+	"github.com/godwit-crawler/godwit/internal/wacz"
 )
 
 // replayWebPageEnv names the directory of the replaywebpage npm package
@@ -60,8 +61,8 @@ func TestReplayInBrowser(t *testing.T) {
 	s.MaxDepth = 1
 	crawlInProcess(t, s, []string{"http://h0.fake.test/"})
 	dir := t.TempDir()
-	wacz := filepath.Join(dir, "crawl.wacz")
-	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", wacz, "--data", s.Data); code != 0 {
+	waczFile := filepath.Join(dir, "crawl.wacz")
+	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", waczFile, "--data", s.Data); code != 0 {
 		t.Fatalf("export wacz: exit %d: %s", code, errOut)
 	}
 
@@ -70,7 +71,7 @@ func TestReplayInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: replayHandler(wacz, rwp, "http://h0.fake.test/")}
+	srv := &http.Server{Handler: wacz.ReplayHandler(waczFile, rwp, "http://h0.fake.test/")}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 
@@ -366,8 +367,8 @@ func TestBinaryReplay(t *testing.T) {
 	if !sc.Scan() {
 		t.Fatalf("godwit replay printed nothing; stderr: %s", stderr.String())
 	}
-	var wacz, base string
-	if _, err := fmt.Sscanf(sc.Text(), "replaying %s at %s (Ctrl-C to stop)", &wacz, &base); err != nil {
+	var waczFile, base string
+	if _, err := fmt.Sscanf(sc.Text(), "replaying %s at %s (Ctrl-C to stop)", &waczFile, &base); err != nil {
 		t.Fatalf("first line %q: %v", sc.Text(), err)
 	}
 	go func() {
@@ -394,14 +395,14 @@ func TestBinaryReplay(t *testing.T) {
 	}
 	// Served under its name, which is the data directory's.
 	archive := "/" + filepath.Base(s.Data) + ".wacz"
-	if filepath.Base(wacz) != archive[1:] {
-		t.Errorf("the package is %s, want it named after the data directory, %s", wacz, archive[1:])
+	if filepath.Base(waczFile) != archive[1:] {
+		t.Errorf("the package is %s, want it named after the data directory, %s", waczFile, archive[1:])
 	}
-	if _, page := get("/"); !strings.Contains(string(page), `<script src="`+replayWebPageCDN+`ui.js">`) ||
+	if _, page := get("/"); !strings.Contains(string(page), `<script src="`+wacz.ReplayWebPageCDN+`ui.js">`) ||
 		!strings.Contains(string(page), `source="`+archive+`" replayBase="/replay/"`) {
 		t.Errorf("the replay page does not embed ReplayWeb.page on the archive:\n%s", page)
 	}
-	if _, sw := get("/replay/sw.js"); string(sw) != `importScripts("`+replayWebPageCDN+`sw.js");`+"\n" {
+	if _, sw := get("/replay/sw.js"); string(sw) != `importScripts("`+wacz.ReplayWebPageCDN+`sw.js");`+"\n" {
 		t.Errorf("service worker: %q", sw)
 	}
 	if resp, part := get(archive, "Range", "bytes=0-3"); resp.StatusCode != http.StatusPartialContent || string(part) != "PK\x03\x04" {
@@ -433,8 +434,8 @@ func TestBinaryReplay(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("godwit replay after Ctrl-C: %v; stderr: %s", err, stderr.String())
 	}
-	if _, err := os.Stat(wacz); !os.IsNotExist(err) {
-		t.Errorf("the package %s is still there after exit (%v)", wacz, err)
+	if _, err := os.Stat(waczFile); !os.IsNotExist(err) {
+		t.Errorf("the package %s is still there after exit (%v)", waczFile, err)
 	}
 
 	// A WACZ given, a page named; a package directory that is not one is refused.
@@ -443,7 +444,7 @@ func TestBinaryReplay(t *testing.T) {
 		t.Fatalf("export wacz: exit %d: %s", code, errOut)
 	}
 	rec := httptest.NewRecorder()
-	replayHandler(own, "", "http://h1.fake.test/?a=1&b=2").ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	wacz.ReplayHandler(own, "", "http://h1.fake.test/?a=1&b=2").ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
 	if !strings.Contains(rec.Body.String(), `url="http://h1.fake.test/?a=1&amp;b=2"`) ||
 		!strings.Contains(rec.Body.String(), `source="/mine.wacz"`) {
 		t.Errorf("--url or the archive's name not in the page:\n%s", rec.Body.String())
@@ -452,7 +453,7 @@ func TestBinaryReplay(t *testing.T) {
 	if err := os.Link(own, odd); err != nil {
 		t.Fatal(err)
 	}
-	h := replayHandler(odd, "", "")
+	h := wacz.ReplayHandler(odd, "", "")
 	rec = httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
 	if !strings.Contains(rec.Body.String(), `source="/archive.wacz"`) {
@@ -475,7 +476,7 @@ func TestBinaryReplay(t *testing.T) {
 // never a 404 in text/plain, which the browser refuses as a script.
 func TestReplayServesTheAppScript(t *testing.T) {
 	dir := t.TempDir()
-	wacz := filepath.Join(dir, "crawl.wacz")
+	waczFile := filepath.Join(dir, "crawl.wacz")
 	ui := filepath.Join(dir, "package")
 	if err := os.MkdirAll(ui, 0o755); err != nil {
 		t.Fatal(err)
@@ -490,15 +491,15 @@ func TestReplayServesTheAppScript(t *testing.T) {
 		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
 		return rec
 	}
-	local := replayHandler(wacz, ui, "")
+	local := wacz.ReplayHandler(waczFile, ui, "")
 	for _, path := range []string{"/ui.js", "/replay/ui.js"} {
 		rec := get(local, path)
 		if ct := rec.Header().Get("Content-Type"); rec.Code != 200 || !strings.HasPrefix(ct, "text/javascript") || rec.Body.String() != "/* ui */" {
 			t.Errorf("--replayweb: GET %s = %d %s %q, want 200 text/javascript, the package's ui.js", path, rec.Code, ct, rec.Body)
 		}
 	}
-	rec := get(replayHandler(wacz, "", ""), "/replay/ui.js")
-	if rec.Code != http.StatusFound || rec.Header().Get("Location") != replayWebPageCDN+"ui.js" {
-		t.Errorf("CDN: GET /replay/ui.js = %d to %q, want 302 to %sui.js", rec.Code, rec.Header().Get("Location"), replayWebPageCDN)
+	rec := get(wacz.ReplayHandler(waczFile, "", ""), "/replay/ui.js")
+	if rec.Code != http.StatusFound || rec.Header().Get("Location") != wacz.ReplayWebPageCDN+"ui.js" {
+		t.Errorf("CDN: GET /replay/ui.js = %d to %q, want 302 to %sui.js", rec.Code, rec.Header().Get("Location"), wacz.ReplayWebPageCDN)
 	}
 }

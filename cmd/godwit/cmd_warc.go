@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/godwit-crawler/godwit/internal/atomicfile"
 	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
@@ -51,27 +52,10 @@ func checkFiles(paths []string) error {
 // 1-based number, offset and length, until f returns false. A file that
 // cannot be read to its end is a failure.
 func eachRecord(path string, f func(n int, off, length int64, rec *warc.Record) bool) error {
-	fh, err := os.Open(path)
-	if err != nil {
+	if err := warc.EachRecord(path, f); err != nil {
 		return failure{err}
 	}
-	defer fh.Close()
-	rd, err := warc.NewReader(fh)
-	if err != nil {
-		return failure{fmt.Errorf("%s: %w", path, err)}
-	}
-	for n := 1; ; n++ {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return failure{fmt.Errorf("%s: %w", path, err)}
-		}
-		if !f(n, rd.Offset(), rd.Length(), rec) {
-			return nil
-		}
-	}
+	return nil
 }
 
 func newWARCLsCmd() *cobra.Command {
@@ -190,51 +174,13 @@ Exit status 1 when no record matches or the file is damaged before it.`,
 	return cmd
 }
 
-// findRecord returns record number n of the file, or the first response or
-// resource record for target (exact URI first, then same SURT key).
+// findRecord is warc.FindRecord; an error is a failure.
 func findRecord(path string, n int, target string) (*warc.Record, int, error) {
-	var (
-		found, bySURT *warc.Record
-		num, surtNum  int
-	)
-	key := ""
-	if target != "" {
-		key = warc.SURTKey(target)
-	}
-	err := eachRecord(path, func(i int, _, _ int64, rec *warc.Record) bool {
-		if n > 0 {
-			if i == n {
-				found, num = rec, i
-				return false
-			}
-			return true
-		}
-		if rec.Type != warc.TypeResponse && rec.Type != warc.TypeResource {
-			return true
-		}
-		uri := warc.TargetURI(rec)
-		if uri == target {
-			found, num = rec, i
-			return false
-		}
-		if bySURT == nil && warc.SURTKey(uri) == key {
-			bySURT, surtNum = rec, i
-		}
-		return true
-	})
-	if found == nil && bySURT != nil {
-		found, num = bySURT, surtNum
-	}
-	if found != nil {
-		return found, num, nil // a later read error does not matter
-	}
+	rec, num, err := warc.FindRecord(path, n, target)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, failure{err}
 	}
-	if n > 0 {
-		return nil, 0, failure{fmt.Errorf("%s has no record %d", path, n)}
-	}
-	return nil, 0, failure{fmt.Errorf("%s has no response or resource record for %s", path, target)}
+	return rec, num, nil
 }
 
 func catBytes(rec *warc.Record, decode, block bool) ([]byte, error) {
@@ -413,25 +359,11 @@ func writeIndex(dst string, paths ...string) (int, error) {
 		return 0, err
 	}
 	n := bytes.Count(buf.Bytes(), []byte("\n"))
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
+	err := atomicfile.WriteWith(dst, atomicfile.Options{Perm: 0o644, Temp: "." + filepath.Base(dst) + ".*.tmp"}, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
 	if err != nil {
-		return 0, err
-	}
-	_, err = tmp.Write(buf.Bytes())
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), dst)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
 		return 0, fmt.Errorf("write %s: %w", dst, err)
 	}
 	return n, nil

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/admin"
+	"github.com/godwit-crawler/godwit/internal/wacz"
 )
 
 // TestBinaryCountsAgree: one crawl of the simulated web, by the built
@@ -228,7 +229,7 @@ func exportCounts(t *testing.T, data string) map[string]int64 {
 	}
 	got := map[string]int64{}
 	for _, line := range strings.Split(strings.TrimSpace(res.stdout), "\n") {
-		var p pageLine
+		var p wacz.PageLine
 		if err := json.Unmarshal([]byte(line), &p); err != nil {
 			t.Fatalf("export line %q: %v", line, err)
 		}

@@ -1,9 +1,14 @@
 package atomicfile
 
 import (
+	"errors"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // TempSuffix ends the name of the temporary file a write goes through.
@@ -18,13 +23,42 @@ func WriteFile(path string, data []byte) error {
 }
 
 // Write writes what write writes to path whole or not at all. On an error
-// the temporary file is removed and path is as it was.
+// the temporary file is removed and path is as it was. A new file has
+// mode 0666 less the umask (os.Create's).
 func Write(path string, write func(io.Writer) error) error {
-	tmp := path + TempSuffix
-	f, err := os.Create(tmp)
+	return WriteWith(path, Options{}, write)
+}
+
+// Options change how WriteWith writes.
+type Options struct {
+	// Perm is the new file's mode before the umask; 0 is 0666.
+	Perm fs.FileMode
+	// Temp names the temporary file, in path's directory, as
+	// os.CreateTemp's pattern does: its last "*" is replaced by a random
+	// number, and a name taken is not reused, so that writers racing on
+	// one path each write their own. "" is path + TempSuffix.
+	Temp string
+}
+
+// WriteWith is Write with Options.
+func WriteWith(path string, o Options, write func(io.Writer) error) error {
+	perm := o.Perm
+	if perm == 0 {
+		perm = 0o666
+	}
+	var (
+		f   *os.File
+		err error
+	)
+	if o.Temp == "" {
+		f, err = os.OpenFile(path+TempSuffix, os.O_RDWR|os.O_CREATE|os.O_TRUNC, perm)
+	} else {
+		f, err = createTemp(filepath.Dir(path), o.Temp, perm)
+	}
 	if err != nil {
 		return err
 	}
+	tmp := f.Name()
 	err = write(f)
 	if serr := f.Sync(); err == nil {
 		err = serr
@@ -43,6 +77,25 @@ func Write(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return nil
+}
+
+// createTemp creates a new file in dir named by pattern, its last "*"
+// replaced by a random decimal number (os.CreateTemp's names, which a
+// data directory's inspection knows), with mode perm less the umask
+// (os.CreateTemp's is 0600).
+func createTemp(dir, pattern string, perm fs.FileMode) (*os.File, error) {
+	prefix, suffix := pattern, ""
+	if i := strings.LastIndexByte(pattern, '*'); i >= 0 {
+		prefix, suffix = pattern[:i], pattern[i+1:]
+	}
+	for range 1000 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+suffix)
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, &fs.PathError{Op: "createtemp", Path: filepath.Join(dir, pattern), Err: fs.ErrExist}
 }
 
 // SyncDir fsyncs the directory dir, making a rename or a new file in it

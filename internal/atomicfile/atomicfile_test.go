@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 )
 
@@ -45,5 +46,31 @@ func TestWriteFailsWhole(t *testing.T) {
 	}
 	if err := WriteFile(filepath.Join(path, "under-a-file"), nil); err == nil {
 		t.Error("WriteFile under a regular file succeeded")
+	}
+}
+
+// WriteWith's file has the mode asked for (a umask only takes bits
+// away, so 0600 is 0600 whatever it is), and a temporary file named by a
+// pattern is its own and goes away.
+func TestWriteWith(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	var tmp string
+	err := WriteWith(path, Options{Perm: 0o600, Temp: ".f-*.part"}, func(w io.Writer) error {
+		tmp = w.(*os.File).Name()
+		_, err := io.WriteString(w, "x")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v (%v), want 0600", fi.Mode().Perm(), err)
+	}
+	if b := filepath.Base(tmp); filepath.Dir(tmp) != dir || !regexp.MustCompile(`^\.f-[0-9]+\.part$`).MatchString(b) {
+		t.Errorf("the temporary file was %s, want .f-N.part in %s", tmp, dir)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the directory holds %d entries, want the file alone", len(entries))
 	}
 }

@@ -226,22 +226,3 @@ func TestAssignmentJSON(t *testing.T) {
 		}
 	}
 }
-
-func TestShard(t *testing.T) {
-	seen := map[int]bool{}
-	for i := range 10000 {
-		s := Shard(fmt.Sprintf("host%d.example", i), 1024)
-		if s < 0 || s >= 1024 {
-			t.Fatalf("Shard = %d, outside [0, 1024)", s)
-		}
-		seen[s] = true
-	}
-	if len(seen) < 1000 {
-		t.Errorf("10000 hosts fell in only %d of 1024 shards", len(seen))
-	}
-	// xxhash64("example.com") = 0x2883ba7dc9aa3289, pinned so the
-	// function never changes under a running crawl.
-	if got, want := Shard("example.com", 1024), 0x289; got != want {
-		t.Errorf("Shard(example.com) = %d, want %d", got, want)
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/shard"
 )
 
 // BatcherConfig tunes a Batcher. The zero value of a field means its
@@ -130,7 +131,7 @@ func (b *Batcher) Add(ctx context.Context, links ...crawl.Link) error {
 		return err
 	}
 	for _, l := range links {
-		s := Shard(l.Host, b.cfg.Shards)
+		s := shard.Of(l.Host, b.cfg.Shards)
 		p := b.pending[s]
 		if p == nil {
 			p = &batch{start: now}

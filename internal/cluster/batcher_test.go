@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/shard"
 )
 
 // sink is a PublishFunc that decodes what it is given.
@@ -71,7 +72,7 @@ func (s *sink) links() map[string]int {
 	m := map[string]int{}
 	for _, e := range s.msgs {
 		for _, l := range e.Links {
-			if Shard(l.Host, 16) != e.Shard {
+			if shard.Of(l.Host, 16) != e.Shard {
 				m["wrong shard: "+l.URL]++
 			}
 			m[l.URL]++

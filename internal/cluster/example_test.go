@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/godwit-crawler/godwit/internal/cluster"
+	"github.com/godwit-crawler/godwit/internal/shard"
 )
 
 // Three nodes share 1024 shards; a fourth joins and takes its share from
@@ -14,7 +15,7 @@ func ExampleAssign() {
 	b := cluster.Assign(a, append(three, cluster.Member{ID: "n4"}), 1024)
 	fmt.Println(len(a.Shards("n1")), len(a.Shards("n2")), len(a.Shards("n3")))
 	fmt.Println(len(b.Shards("n4")), "shards for n4;", a.Moved(b), "moved")
-	fmt.Println("example.com is in shard", cluster.Shard("example.com", 1024))
+	fmt.Println("example.com is in shard", shard.Of("example.com", 1024))
 	// Output:
 	// 342 341 341
 	// 256 shards for n4; 256 moved

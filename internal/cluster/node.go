@@ -14,6 +14,7 @@ import (
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/dedup"
+	"github.com/godwit-crawler/godwit/internal/shard"
 )
 
 // ShardLog is each shard's ordered, replicated log, as a Node uses it;
@@ -665,7 +666,7 @@ func (n *Node) Add(_ context.Context, links []crawl.Link) (int, error) {
 	n.lmu.Lock()
 	added := 0
 	for _, l := range links {
-		p := Shard(l.Host, DefaultShards)
+		p := shard.Of(l.Host, DefaultShards)
 		n.pending[p] = append(n.pending[p], l)
 		h := dedup.Hash([]byte(l.Key))
 		if !n.sent.MayContainHash(h) {
@@ -730,7 +731,7 @@ func (n *Node) Next(ctx context.Context) (crawl.Lease, error) {
 		if err != nil {
 			return l, err
 		}
-		p := Shard(l.Task.Host, DefaultShards)
+		p := shard.Of(l.Task.Host, DefaultShards)
 		n.mu.Lock()
 		o := n.owned[p]
 		ok := o != nil && o.active && !o.lost
@@ -772,7 +773,7 @@ func (n *Node) Next(ctx context.Context) (crawl.Lease, error) {
 // shard was lost, or the append is fenced (another node owns the shard),
 // the outcome is discarded and the shard given up.
 func (n *Node) Complete(ctx context.Context, l crawl.Lease, out crawl.Outcome) error {
-	p := Shard(l.Task.Host, DefaultShards)
+	p := shard.Of(l.Task.Host, DefaultShards)
 	n.mu.Lock()
 	o := n.owned[p]
 	n.mu.Unlock()

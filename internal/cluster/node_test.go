@@ -13,6 +13,7 @@ import (
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/frontier"
 	"github.com/godwit-crawler/godwit/internal/politeness"
+	"github.com/godwit-crawler/godwit/internal/shard"
 )
 
 // memLog is a ShardLog in memory: one stream whose positions all shards
@@ -233,7 +234,7 @@ func acquireAll(t *testing.T, n *cluster.Node, shards []int, epoch uint64) {
 func shardsOf(w *web) []int {
 	var s []int
 	for _, h := range w.hosts {
-		if p := cluster.Shard(h, cluster.DefaultShards); !slices.Contains(s, p) {
+		if p := shard.Of(h, cluster.DefaultShards); !slices.Contains(s, p) {
 			s = append(s, p)
 		}
 	}
@@ -393,7 +394,7 @@ func TestZombieIsFenced(t *testing.T) {
 			a, _ := open("a", alog)
 			b, fb := open("b", mem)
 			host := "z.test"
-			p := cluster.Shard(host, cluster.DefaultShards)
+			p := shard.Of(host, cluster.DefaultShards)
 			if err := a.Acquire(ctx, p, 1); err != nil {
 				t.Fatal(err)
 			}
@@ -462,7 +463,7 @@ func (u *unclaimable) Claim(ctx context.Context, p int, epoch, lastOutcome uint6
 func TestFailedTakeoverLeavesNoState(t *testing.T) {
 	log := &unclaimable{memLog: newMemLog()}
 	const host = "h0.test"
-	p := cluster.Shard(host, cluster.DefaultShards)
+	p := shard.Of(host, cluster.DefaultShards)
 	links := []crawl.Link{pageLink(host, 0), pageLink(host, 1), pageLink(host, 2)}
 	if _, err := log.Append(t.Context(), cluster.Event{Kind: cluster.KindLinks, Shard: p, Links: links}, 0); err != nil {
 		t.Fatal(err)

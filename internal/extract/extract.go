@@ -370,27 +370,12 @@ loop:
 
 // tagName appends to dst, lower-cased, the element name of raw, the raw
 // text of a start or end tag, if it fits in cap(dst) bytes; longer names
-// are none that we look for, and give "". z.TagName would allocate for
-// every tag of the page.
+// (and names with a NUL byte) are none that we look for, and give "".
+// z.TagName would allocate for every tag of the page, and would consume
+// the name the text extractor (simhash) reads after.
 func tagName(raw, dst []byte) []byte {
-	i := 1 // '<'
-	if i < len(raw) && raw[i] == '/' {
-		i++
-	}
-	for ; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
-		case c == ' ' || c == '/' || c == '>' || c == '\t' || c == '\n' || c == '\f' || c == '\r':
-			return dst
-		}
-		if len(dst) == cap(dst) {
-			return dst[:0]
-		}
-		dst = append(dst, c)
-	}
-	return dst
+	name, _ := simhash.RawTagName(raw, dst)
+	return name
 }
 
 // linkAttrs are the attributes of a tag that attrs reads.

@@ -8,17 +8,16 @@ import (
 	"math"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/freshness"
 	"github.com/godwit-crawler/godwit/internal/politeness"
+	"github.com/godwit-crawler/godwit/internal/shard"
 )
 
 // Shards is P in DESIGN.md: every key starts with shard = xxhash64(host)
 // mod Shards, fixed for the life of a crawl, so cluster mode can hand a
 // shard's key range to another node as a unit.
-const Shards = 1024
+const Shards = shard.Default
 
 // Table tags: the first byte of every key. The byte layout of keys and
 // values is documented in docs/formats.md ("Crawl state").
@@ -36,7 +35,7 @@ const encodingVersion = 1
 
 var errCorrupt = errors.New("frontier: corrupt record")
 
-func shardOf(host string) uint16 { return uint16(xxhash.Sum64String(host) % Shards) }
+func shardOf(host string) uint16 { return uint16(shard.Of(host, Shards)) }
 
 func appendPrefix(b []byte, tag byte, host string) []byte {
 	b = append(b, tag)

@@ -206,10 +206,24 @@ func HiddenAttr(key, val []byte) bool {
 // tagName returns the lower-cased name of the current tag, appended to
 // dst. z.TagName copies every name (and z.TagAttr every key and value)
 // to replace NUL bytes, an allocation per tag of the page; the name is
-// read from the tag's raw text instead, and only one longer than dst's
-// capacity goes through z.TagName.
+// read from the tag's raw text instead (RawTagName), and only one longer
+// than dst's capacity or holding a NUL goes through z.TagName.
 func tagName(z *html.Tokenizer, dst []byte) []byte {
-	raw := z.Raw()
+	if name, ok := RawTagName(z.Raw(), dst); ok {
+		return name
+	}
+	name, _ := z.TagName() // U+FFFD for NUL, as the tokenizer spells it
+	return name
+}
+
+// RawTagName appends to dst, lower-cased, the element name in raw, the
+// raw text of a start or end tag (html.Tokenizer.Raw), without the
+// tokenizer's copy and without consuming its name (z.TagName can be
+// called once). ok is false, and the result dst[:0], when the name is
+// longer than cap(dst) or holds a NUL byte (which z.TagName spells
+// U+FFFD): a caller looking for known names may take that as none of
+// them.
+func RawTagName(raw, dst []byte) (name []byte, ok bool) {
 	i := 1 // '<'
 	if i < len(raw) && raw[i] == '/' {
 		i++
@@ -220,18 +234,16 @@ func tagName(z *html.Tokenizer, dst []byte) []byte {
 		case 'A' <= c && c <= 'Z':
 			c += 'a' - 'A'
 		case c == ' ' || c == '/' || c == '>' || c == '\t' || c == '\n' || c == '\f' || c == '\r':
-			return dst
+			return dst, true
 		case c == 0:
-			name, _ := z.TagName() // U+FFFD for NUL, as the tokenizer spells it
-			return name
+			return dst[:0], false
 		}
 		if len(dst) == cap(dst) {
-			name, _ := z.TagName()
-			return name
+			return dst[:0], false
 		}
 		dst = append(dst, c)
 	}
-	return dst
+	return dst, true
 }
 
 // hiddenByAttr reports whether the attributes of the current start tag

@@ -2,11 +2,8 @@ package warc
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/godwit-crawler/godwit/internal/atomicfile"
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
@@ -101,31 +99,27 @@ const CDXJExt = ".cdxj"
 func CDXJName(name string) string { return strings.TrimSuffix(name, Ext) + CDXJExt }
 
 // WriteCDXJFile writes the index of the WARC file at warcPath beside it
-// (CDXJName), whole or not at all: a temporary file ".cdxj-*", fsynced,
-// renamed; with a WARC file's mode (0644 less the umask). Two writers racing on one index both write the same content.
+// (CDXJName), whole or not at all (atomicfile): through a temporary file
+// ".cdxj-N" of its own, so that two writers racing on one index each
+// rename a whole one (both write the same content); with a WARC file's
+// mode (0644 less the umask).
 func WriteCDXJFile(warcPath string) error {
-	idx := CDXJName(warcPath)
-	tmp, err := createTemp(filepath.Dir(idx), ".cdxj-")
-	if err != nil {
-		return fmt.Errorf("warc: cdxj: %w", err)
+	var werr error
+	err := atomicfile.WriteWith(CDXJName(warcPath), indexTemp, func(w io.Writer) error {
+		werr = WriteCDXJ(w, warcPath)
+		return werr
+	})
+	if err != nil && err != werr {
+		err = fmt.Errorf("warc: cdxj: %w", err)
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
-	if err := WriteCDXJ(tmp, warcPath); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("warc: cdxj: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("warc: cdxj: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), idx); err != nil {
-		return fmt.Errorf("warc: cdxj: %w", err)
-	}
-	return nil
+	return err
 }
+
+// indexTemp is how an index is written: through a temporary file named as
+// os.CreateTemp(dir, ".cdxj-*") names it (datadir knows a leftover one,
+// from a crash between create and rename, as godwit's own), with a WARC
+// file's mode.
+var indexTemp = atomicfile.Options{Perm: 0o644, Temp: ".cdxj-*"}
 
 // cdxjLine formats one index line: SURT key, 14-digit timestamp, JSON.
 func cdxjLine(rec *Record, filename string, offset, length int64) string {
@@ -277,21 +271,4 @@ func writeJSONString(b *strings.Builder, s string) {
 		}
 	}
 	b.WriteByte('"')
-}
-
-// createTemp creates a new file in dir named prefix and a random suffix,
-// like os.CreateTemp, but with the mode of a WARC file (0644 less the
-// umask) rather than 0600: it is renamed to a file others read (a CDXJ
-// index beside its WARC file).
-func createTemp(dir, prefix string) (*os.File, error) {
-	for range 1000 {
-		// Digits only, as os.CreateTemp's: datadir knows a leftover
-		// ".cdxj-N" (a crash between create and rename) as godwit's own.
-		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
-	}
-	return nil, fmt.Errorf("cannot create a temporary file in %s", dir)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,6 +78,83 @@ func NewReader(r io.Reader) (*Reader, error) {
 	// A lone 0x1f is a gzip stream cut short, not a WARC line.
 	zip := len(magic) > 0 && magic[0] == 0x1f && (len(magic) == 1 || magic[1] == 0x8b)
 	return &Reader{src: src, zip: zip}, nil
+}
+
+// EachRecord reads the WARC file at path and calls f with each record in
+// turn, its number (from 1), its offset and its length (Offset, Length),
+// until f returns false or the file ends; each record is f's to keep.
+// Errors reading the file name it.
+func EachRecord(path string, f func(n int, off, length int64, rec *Record) bool) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close() // read only
+	rd, err := NewReader(fh)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for n := 1; ; n++ {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if !f(n, rd.Offset(), rd.Length(), rec) {
+			return nil
+		}
+	}
+}
+
+// FindRecord returns record number n (from 1) of the WARC file at path and
+// its number or, with n 0, the first response or resource record for
+// target (its exact URI first, else the first of the same SURT key). A
+// read error after the record is found does not matter.
+func FindRecord(path string, n int, target string) (*Record, int, error) {
+	var (
+		found, bySURT *Record
+		num, surtNum  int
+	)
+	key := ""
+	if target != "" {
+		key = SURTKey(target)
+	}
+	err := EachRecord(path, func(i int, _, _ int64, rec *Record) bool {
+		if n > 0 {
+			if i == n {
+				found, num = rec, i
+				return false
+			}
+			return true
+		}
+		if rec.Type != TypeResponse && rec.Type != TypeResource {
+			return true
+		}
+		uri := TargetURI(rec)
+		if uri == target {
+			found, num = rec, i
+			return false
+		}
+		if bySURT == nil && SURTKey(uri) == key {
+			bySURT, surtNum = rec, i
+		}
+		return true
+	})
+	if found == nil && bySURT != nil {
+		found, num = bySURT, surtNum
+	}
+	if found != nil {
+		return found, num, nil // a later read error does not matter
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	if n > 0 {
+		return nil, 0, fmt.Errorf("%s has no record %d", path, n)
+	}
+	return nil, 0, fmt.Errorf("%s has no response or resource record for %s", path, target)
 }
 
 // Offset returns the offset of the record last returned by Next, in the

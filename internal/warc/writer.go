@@ -511,25 +511,14 @@ func (w *Writer) finish() error {
 // writeIndex writes the lines write gives, already sorted, to path, whole
 // or not at all.
 func writeIndex(path string, write func(io.StringWriter) error) error {
-	tmp, err := createTemp(filepath.Dir(path), ".cdxj-")
-	if err != nil {
-		return fmt.Errorf("warc: index: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
-	bw := bufio.NewWriterSize(tmp, 64<<10)
-	err = write(bw)
-	if ferr := bw.Flush(); err == nil {
-		err = ferr
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
+	err := atomicfile.WriteWith(path, indexTemp, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		err := write(bw)
+		if ferr := bw.Flush(); err == nil {
+			err = ferr
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("warc: index %s: %w", filepath.Base(path), err)
 	}

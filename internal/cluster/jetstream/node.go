@@ -92,7 +92,7 @@ type Node struct {
 	leaderDeadline time.Time
 	assignment     cluster.Assignment
 	stats          json.RawMessage
-	lastMembers    map[string]bool // the keys Members found last (end.go)
+	lastMembers    map[string]bool // the keys Members found last (members.go)
 }
 
 // lease is a shard lease this node holds.
