@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/godwit-crawler/godwit/internal/wacz"
 )
 
 // pythonDocs is where Debian's python3.11-doc puts the Python
@@ -53,15 +55,15 @@ func TestReplayPythonDocsInBrowser(t *testing.T) {
 	s.MaxDepth = 1 // the page, the pages it links to (~30) and their requisites
 	crawlInProcess(t, s, []string{page})
 	dir := t.TempDir()
-	wacz := filepath.Join(dir, "crawl.wacz")
-	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", wacz, "--data", s.Data); code != 0 {
+	waczFile := filepath.Join(dir, "crawl.wacz")
+	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", waczFile, "--data", s.Data); code != 0 {
 		t.Fatalf("export wacz: exit %d: %s", code, errOut)
 	}
 	rl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: replayHandler(wacz, rwp, page)}
+	srv := &http.Server{Handler: wacz.ReplayHandler(waczFile, rwp, page)}
 	go srv.Serve(rl)
 	t.Cleanup(func() { srv.Close() })
 
