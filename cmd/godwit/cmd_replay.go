@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/godwit-crawler/godwit/internal/lifecycle"
 	"github.com/godwit-crawler/godwit/internal/wacz"
 	"github.com/godwit-crawler/godwit/internal/warc"
 )
@@ -118,20 +118,5 @@ func crawlWARCs(data string) ([]string, error) {
 // serveReplay serves h on ln until ctx ends.
 func serveReplay(ctx context.Context, ln net.Listener, h http.Handler) error {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-	}
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shut); err != nil {
-		srv.Close()
-	}
-	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return lifecycle.ServeHTTP(ctx, srv, ln, nil, 5*time.Second)
 }

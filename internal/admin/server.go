@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/godwit-crawler/godwit/internal/lifecycle"
 )
 
 // Options configure a Server. The zero value serves the API on a
@@ -167,23 +169,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	s.o.Logger.Debug("admin server listening", "addr", ln.Addr().String(), "token", s.o.Token != "")
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
+	if err := lifecycle.ServeHTTP(ctx, srv, ln, nil, 5*time.Second); err != nil {
 		return fmt.Errorf("admin: %w", err)
-	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	err = srv.Shutdown(sctx)
-	if err != nil {
-		err = errors.Join(fmt.Errorf("admin: shutdown: %w", err), srv.Close())
-	}
-	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) {
-		err = errors.Join(err, serr)
-	}
-	return err
+	return nil
 }
 
 // allow adds the Host values that name host:port. Callers hold mu (or

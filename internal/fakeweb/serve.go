@@ -3,11 +3,12 @@ package fakeweb
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/godwit-crawler/godwit/internal/lifecycle"
 )
 
 // shutdownGrace bounds how long Serve waits for connections to go idle
@@ -41,36 +42,9 @@ func (w *Web) serve(ctx context.Context, ln net.Listener, cfg *tls.Config) error
 		Handler:           w.Handler(),
 		ReadHeaderTimeout: 30 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
-		TLSConfig:         cfg,
 	}
-	served := make(chan error, 1)
-	go func() {
-		if cfg != nil {
-			served <- srv.ServeTLS(ln, "", "")
-			return
-		}
-		served <- srv.Serve(ln)
-	}()
-
-	select {
-	case err := <-served:
+	if err := lifecycle.ServeHTTP(ctx, srv, ln, cfg, shutdownGrace); err != nil {
 		return fmt.Errorf("fakeweb: serve: %w", err)
-	case <-ctx.Done():
-	}
-
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
-	defer cancel()
-	err := srv.Shutdown(sctx)
-	if err != nil {
-		// Drop what is left; a handler still writing to a dropped
-		// connection fails its next write and returns.
-		err = errors.Join(err, srv.Close())
-	}
-	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
-		err = errors.Join(err, serr)
-	}
-	if err != nil {
-		return fmt.Errorf("fakeweb: shutdown: %w", err)
 	}
 	return nil
 }

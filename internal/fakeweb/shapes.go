@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/godwit-crawler/godwit/internal/lifecycle"
 )
 
 // Shapes is a second, smaller simulated web for the shapes of URL
@@ -539,21 +541,8 @@ func (s *Shapes) Reset() {
 func (s *Shapes) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case err := <-served:
+	if err := lifecycle.ServeHTTP(ctx, srv, ln, nil, shutdownGrace); err != nil {
 		return fmt.Errorf("fakeweb: serve: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
-	defer cancel()
-	err := srv.Shutdown(sctx)
-	if serr := <-served; err == nil && serr != http.ErrServerClosed {
-		err = serr
-	}
-	if err != nil {
-		return fmt.Errorf("fakeweb: shutdown: %w", err)
 	}
 	return nil
 }
