@@ -658,7 +658,8 @@ func TestClusterSurvivesNATSServerLoss(t *testing.T) {
 // TestClusterEndlessTraps: the endless-trap web (20 hosts, a trap on
 // each, 500 pages of genuine pagination on h0) crawled by three nodes
 // ends as the single node's crawl does (TestCrawlEndlessTraps): every
-// page outside the traps fetched, the pagination to its end. The nodes
+// page outside the traps fetched, the pagination to its end, at most 10
+// trap requests on any host. The nodes
 // once reported no link as new, so every template looked barren after
 // 10 pages and the pagination was cut at 45 of 1,500.
 func TestClusterEndlessTraps(t *testing.T) {
@@ -682,5 +683,8 @@ func TestClusterEndlessTraps(t *testing.T) {
 	}
 	if share := r.TrapShare(); share > 0.02 {
 		t.Errorf("%d of %d requests (%.2f%%) inside traps, want at most 2%%", r.TrapRequests, r.Requests, 100*share)
+	}
+	if m := r.MaxTrapRequests(); m > 10 {
+		t.Errorf("up to %d trap requests on one host, want at most 10: %v", m, r.TrapsPerHost)
 	}
 }

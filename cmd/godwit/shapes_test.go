@@ -129,8 +129,9 @@ func TestCrawlLearnsAliasesDespiteTokens(t *testing.T) {
 // chains whose pages link only /sess/N+1 and /sess/N+2, calendars,
 // ever-longer searches, repeating paths) and one host 500 pages of
 // genuine pagination, crawled with no --max-depth. The crawl ends by
-// itself, at most 2% of the requests are inside traps, every page
-// outside them is fetched, the pagination to its end.
+// itself, at most 2% of the requests are inside traps and at most 10 on
+// any host, every page outside them is fetched, the pagination to its
+// end.
 func TestCrawlEndlessTraps(t *testing.T) {
 	web, addr := startShapes(t, fakeweb.ShapesConfig{Hosts: 20, Articles: 300, Traps: true, Pagination: 500})
 	s := testSettings(t, addr)
@@ -158,6 +159,9 @@ func TestCrawlEndlessTraps(t *testing.T) {
 	}
 	if share := r.TrapShare(); share > 0.02 {
 		t.Errorf("%d of %d requests (%.2f%%) inside traps, want at most 2%%", r.TrapRequests, r.Requests, 100*share)
+	}
+	if m := r.MaxTrapRequests(); m > 10 {
+		t.Errorf("up to %d trap requests on one host, want at most 10: %v", m, r.TrapsPerHost)
 	}
 	if res.Stats.Traps.Template == 0 {
 		t.Errorf("the template defence refused nothing")

@@ -169,7 +169,7 @@ func (c *Crawler) settle(ctx context.Context, l Lease, out *Outcome, links []Lin
 	c.aliases.persist(t.Host, out)
 	if len(links) == 0 {
 		if firstFetch {
-			c.traps.yielded(t.Host, c.pageTemplate(t), t.Depth, 0)
+			c.traps.yielded(t.Host, c.pageTemplate(t), t.Depth, 0, false)
 		}
 		return 0, nil
 	}
@@ -198,7 +198,7 @@ func (c *Crawler) settle(ctx context.Context, l Lease, out *Outcome, links []Lin
 	if err != nil {
 		return n, err
 	}
-	c.traps.yielded(t.Host, tmpl, t.Depth, n)
+	c.traps.yielded(t.Host, tmpl, t.Depth, n, len(outside) > 0)
 	if len(inside) > 0 {
 		m, err := c.frontier.Add(ctx, inside)
 		n += m

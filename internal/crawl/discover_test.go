@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"fmt"
 	"net/url"
 	"strconv"
 	"testing"
@@ -41,19 +42,23 @@ func crawlPage(c *Crawler, seen map[string]bool, page string, depth int, links .
 	}
 	admitted := c.discover(task, cands)
 	tmpl := c.pageTemplate(task)
-	n := 0
+	n, outside := 0, 0
 	var urls []string
 	for _, l := range admitted {
 		urls = append(urls, l.URL)
+		in := l.Host == task.Host && urlTemplate(keyPathQuery(l.Key)) == tmpl
+		if !in {
+			outside++
+		}
 		if seen[l.Key] {
 			continue
 		}
 		seen[l.Key] = true
-		if l.Host != task.Host || urlTemplate(keyPathQuery(l.Key)) != tmpl {
+		if !in {
 			n++
 		}
 	}
-	c.traps.yielded(task.Host, tmpl, depth, n)
+	c.traps.yielded(task.Host, tmpl, depth, n, outside > 0)
 	return urls
 }
 
@@ -95,6 +100,50 @@ func TestTemplateDefence(t *testing.T) {
 		if len(got) != 3 {
 			t.Fatalf("pagination page %d: admitted %v, want all 3", n, got)
 		}
+	}
+}
+
+// TestTemplateClosedChain: a chain whose pages link nothing but further
+// pages of their own template (a session chain: /sess/N links N+1 and
+// N+2 and nothing else) is exhausted after half the window, so it is cut
+// at the hop limit: at most 9 pages, where the same chain with a link
+// home on every page (TestTemplateDefence) costs 10 to 15. One page of
+// the template with a link outside it restores the full window.
+func TestTemplateClosedChain(t *testing.T) {
+	chain := func(homeOn func(n int) bool) (fetched int) {
+		c := newTestCrawler(t, Config{}, "http://a.example/")
+		seen := map[string]bool{}
+		crawlPage(c, seen, "http://a.example/", 0, "/sess/1")
+		// Breadth first, as the frontier serves them: /sess/N is at
+		// depth 1 + N/2 from the home page.
+		queue := []int{1}
+		queued := map[int]bool{1: true}
+		for len(queue) > 0 && fetched < 100 {
+			n := queue[0]
+			queue = queue[1:]
+			fetched++
+			links := []string{"/sess/" + strconv.Itoa(n+1), "/sess/" + strconv.Itoa(n+2)}
+			if homeOn(n) {
+				links = append(links, "/")
+			}
+			for _, u := range crawlPage(c, seen, "http://a.example/sess/"+strconv.Itoa(n), 1+n/2, links...) {
+				var m int
+				if _, err := fmt.Sscanf(u, "http://a.example/sess/%d", &m); err == nil && !queued[m] {
+					queued[m] = true
+					queue = append(queue, m)
+				}
+			}
+		}
+		return fetched
+	}
+	if n := chain(func(int) bool { return false }); n > 9 {
+		t.Errorf("closed chain: %d pages fetched, want at most 9", n)
+	}
+	if n := chain(func(int) bool { return true }); n < 10 || n > 15 {
+		t.Errorf("chain linking home: %d pages fetched, want 10 to 15", n)
+	}
+	if n := chain(func(n int) bool { return n == 2 }); n < 10 {
+		t.Errorf("chain with one page linking home: %d pages fetched, want the full window (10 or more)", n)
 	}
 }
 

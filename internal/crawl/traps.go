@@ -45,7 +45,8 @@ type Traps struct {
 	// TemplatePages fetched pages of the template yielded no URL new to
 	// the crawl outside the template, its pages' links to the template
 	// that lie TemplateHops or more hops deeper than its first URL are
-	// refused. Defaults 10 and 5.
+	// refused; a template whose pages link nothing outside it is judged
+	// on half as many pages. Defaults 10 and 5.
 	TemplatePages int
 	TemplateHops  int
 	// Anomaly is the discovery-anomaly throttle.

@@ -28,9 +28,10 @@ import (
 
 // templateState is one template of one host.
 type templateState struct {
-	entry  int // the least depth of a URL of the template admitted or fetched
-	barren int // consecutive fetched pages that yielded nothing new outside
-	pages  int // pages of the template fetched
+	entry  int  // the least depth of a URL of the template admitted or fetched
+	barren int  // consecutive fetched pages that yielded nothing new outside
+	pages  int  // pages of the template fetched
+	open   bool // a fetched page of the template linked outside it
 }
 
 // maxTemplates bounds the templates remembered per host. When it is
@@ -67,16 +68,26 @@ func (t *traps) templateAdmit(host, tmpl string, depth int, self bool) bool {
 	if st == nil {
 		return true
 	}
-	if self && st.barren >= t.cfg.TemplatePages && depth-st.entry >= t.cfg.TemplateHops {
+	if self && st.barren >= st.window(t.cfg.TemplatePages) && depth-st.entry >= t.cfg.TemplateHops {
 		return false
 	}
 	st.entry = min(st.entry, depth)
 	return true
 }
 
+// window is how many barren pages in a row exhaust the template: pages
+// for an open template, half of it for a closed one.
+func (st *templateState) window(pages int) int {
+	if st.open {
+		return pages
+	}
+	return (pages + 1) / 2
+}
+
 // yielded records that a page of template tmpl, at depth, fetched from
-// host, yielded n URLs new to the crawl outside its template.
-func (t *traps) yielded(host, tmpl string, depth, n int) {
+// host, yielded n URLs new to the crawl outside its template; outward
+// says that the page had a link outside the template, new or not.
+func (t *traps) yielded(host, tmpl string, depth, n int, outward bool) {
 	if tmpl == "" || t.cfg.TemplatePages < 0 {
 		return
 	}
@@ -88,6 +99,7 @@ func (t *traps) yielded(host, tmpl string, depth, n int) {
 	}
 	st.pages++
 	st.entry = min(st.entry, depth)
+	st.open = st.open || outward
 	if n > 0 {
 		st.barren = 0
 	} else {
