@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
 )
 
@@ -41,7 +42,7 @@ func startDirectWeb(t *testing.T, web *fakeweb.Web, addrs []string) (resolve []s
 		ch := make(chan error, 1)
 		go func() {
 			if web.Config().HTTPS {
-				ch <- web.ServeTLS(ctx, ln, ca.ServerConfig())
+				ch <- web.ServeTLS(ctx, ln, web.TLSConfig(ca))
 				return
 			}
 			ch <- web.Serve(ctx, ln)
@@ -138,6 +139,50 @@ func TestCrawlDirectHTTPSUntrusted(t *testing.T) {
 	}
 	if res.Stats.Pages != 0 {
 		t.Errorf("stats = %+v, want no pages", res.Stats)
+	}
+}
+
+// TestCrawlDirectBadTLS crawls an HTTPS web three of whose hosts have a
+// bad certificate (expired, for another name, from an unknown CA): each is
+// given up on after its robots.txt handshake failed, counted under its
+// kind in the summary, and the good hosts are crawled in full, without
+// a violation, as fakeweb judges it.
+func TestCrawlDirectBadTLS(t *testing.T) {
+	web, err := fakeweb.New(fakeweb.Config{
+		Hosts: 6, PagesPerHost: 5, Seed: 7, HTTPS: true,
+		BadTLS: map[int]fakeweb.TLSFault{1: fakeweb.TLSExpired, 3: fakeweb.TLSWrongName, 4: fakeweb.TLSUnknownCA},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer web.Close()
+	resolve, caFile := startDirectWeb(t, web, []string{"127.0.0.2", "127.0.0.3"})
+	s := testSettings(t, "")
+	s.Proxy = ""
+	s.AllowPrivate = true
+	s.Resolve = resolve
+	s.CACert = caFile
+	res := crawlInProcess(t, s, web.Seeds())
+	r := web.Report(fakeweb.Judge{Delay: s.Delay})
+	checkReport(t, r)
+	if r.Reachable < 3*5 {
+		t.Errorf("only %d pages reachable, want the good hosts' %d at least", r.Reachable, 3*5)
+	}
+	for _, q := range web.Requests() {
+		for _, bad := range []string{"h1.", "h3.", "h4."} {
+			if strings.HasPrefix(strings.TrimPrefix(q.RawURL, "https://"), bad) {
+				t.Errorf("a host with a bad certificate served %s", q.RawURL)
+			}
+		}
+	}
+	want := crawl.TLSStats{Expired: 1, NameMismatch: 1, UnknownAuthority: 1}
+	if res.Stats.TLS != want {
+		t.Errorf("TLS failures = %+v, want %+v", res.Stats.TLS, want)
+	}
+	var out strings.Builder
+	printSummary(&out, res)
+	if line := "tls         3 requests failed: 1 unknown-authority, 1 expired, 1 name-mismatch"; !strings.Contains(out.String(), line) {
+		t.Errorf("summary has no line %q:\n%s", line, out.String())
 	}
 }
 

@@ -161,7 +161,7 @@ func (c *Client) dialTLS(ctx context.Context, network, addr string) (net.Conn, e
 		if cause := context.Cause(hctx); errors.Is(cause, errTLSHandshakeTimeout) && ctx.Err() == nil {
 			return nil, fmt.Errorf("%w: %w", cause, err)
 		}
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", errTLSHandshake, err)
 	}
 	return &recConn{Conn: tc}, nil
 }

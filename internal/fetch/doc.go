@@ -18,7 +18,9 @@
 //     owner calls it once no Fetch is running.
 //   - Fetch returns either a Response or an error, never both. Any HTTP
 //     status is a Response. Errors wrap a sentinel or a network error and
-//     map to Transient, Permanent or Policy with Classify.
+//     map to Transient, Permanent or Policy with Classify. TLSKind names
+//     a TLS failure (unknown authority, expired, name mismatch, other
+//     certificate problem, handshake timeout, protocol).
 //   - Response.Body is at most Config.MaxBodyBytes long and exactly what
 //     the server sent after de-chunking; when a limit cut it,
 //     Response.Truncated says which ("length" or "time") and the bytes
