@@ -314,6 +314,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		fetcher, err = fetch.New(fetch.Config{
 			Overrides:    overrides,
 			RootCAs:      roots,
+			HTTP2:        s.HTTP2 == "auto",
 			UserAgent:    s.userAgent(),
 			Proxy:        s.Proxy,
 			ProxyEnv:     s.proxyEnv,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
+	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
 // startDirectWeb serves web as an origin on the loopback addresses addrs
@@ -117,6 +118,87 @@ func testCrawlDirect(t *testing.T, https bool) {
 	}
 	if res.Stats.Pages == 0 || res.Stats.RobotsFetches == 0 {
 		t.Errorf("stats = %+v, want pages and robots.txt fetches", res.Stats)
+	}
+}
+
+// TestCrawlDirectHTTP2 crawls the web over HTTPS on three addresses with
+// --http2 auto: fakeweb offers h2, so every request is HTTP/2, politeness
+// holds (fakeweb's judge), and the WARC files, whose records hold the
+// exchanges in HTTP/1.1 form with WARC-Protocol: h2 and tls/1.3, pass our
+// verifier and the independent readers.
+func TestCrawlDirectHTTP2(t *testing.T) {
+	web, err := fakeweb.New(fakeweb.Config{
+		Hosts: 12, PagesPerHost: 6, Seed: 9, HTTPS: true, CrawlDelay: 100 * time.Millisecond,
+		Robots: []fakeweb.RobotsKind{fakeweb.RobotsAllow, fakeweb.RobotsCrawlDelay, fakeweb.RobotsNotFound},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer web.Close()
+	resolve, caFile := startDirectWeb(t, web, []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"})
+	s := testSettings(t, "")
+	s.Proxy = ""
+	s.AllowPrivate = true
+	s.Resolve = resolve
+	s.CACert = caFile
+	s.HTTP2 = "auto"
+	res := crawlInProcess(t, s, web.Seeds())
+	r := web.Report(fakeweb.Judge{Delay: s.Delay})
+	checkReport(t, r)
+	if r.Reachable < 12*3 {
+		t.Errorf("only %d pages reachable: the test web is too small to mean much", r.Reachable)
+	}
+	for _, q := range web.Requests() {
+		if q.Proxy || q.Proto != "HTTP/2.0" || !strings.HasPrefix(q.RawURL, "https://") {
+			t.Fatalf("fakeweb saw %s %s (proxy %v), want only direct https HTTP/2 requests", q.Proto, q.RawURL, q.Proxy)
+		}
+	}
+
+	var paths []string
+	for _, name := range res.WARCFiles {
+		paths = append(paths, filepath.Join(res.WARCDir, name))
+	}
+	responses := 0
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := warc.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			rec, err := rd.Next()
+			if err != nil {
+				break
+			}
+			if rec.Type != warc.TypeRequest && rec.Type != warc.TypeResponse {
+				continue
+			}
+			if got := strings.Join(rec.Header.Values(warc.FieldProtocol), ","); got != "h2,tls/1.3" {
+				t.Errorf("%s record of %s: WARC-Protocol %q, want h2,tls/1.3", rec.Type, rec.Header.Get(warc.FieldTargetURI), got)
+			}
+			if rec.Type == warc.TypeResponse {
+				responses++
+			}
+		}
+		f.Close()
+	}
+	if responses == 0 {
+		t.Fatal("no response records")
+	}
+	fault := func(_, msg string) { t.Error(msg) }
+	ours := verifyOurs(t, paths, fault)
+	theirs := readNlnwa(t, paths, fault)
+	if ours.Records != theirs.records {
+		t.Errorf("warc.Verify read %d records, nlnwa/gowarc %d", ours.Records, theirs.records)
+	}
+	if ia := verifyIA(t, paths, fault); ia.records != 0 && ia.records != theirs.records {
+		t.Errorf("internetarchive/gowarc read %d records, nlnwa/gowarc %d", ia.records, theirs.records)
+	}
+	if w := readWarcio(t, paths, fault); w != nil && w.Records != theirs.records {
+		t.Errorf("warcio read %d records, nlnwa/gowarc %d", w.Records, theirs.records)
 	}
 }
 
