@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +24,7 @@ import (
 // when the web is HTTPS, else plain HTTP. It returns the --resolve lines
 // that spread the web's hosts over the addresses round-robin, and the
 // CA's PEM file.
-func startDirectWeb(t *testing.T, web *fakeweb.Web, addrs []string) (resolve []string, caFile string) {
+func startDirectWeb(t testing.TB, web *fakeweb.Web, addrs []string) (resolve []string, caFile string) {
 	t.Helper()
 	ca, err := fakeweb.NewCA()
 	if err != nil {
@@ -285,6 +289,11 @@ func TestTransportSettings(t *testing.T) {
 	if err := s.validate(); err == nil || !strings.Contains(err.Error(), "--ca-cert") {
 		t.Errorf("validate with a non-PEM --ca-cert = %v", err)
 	}
+	s.CACert = ""
+	s.HTTP2 = "on"
+	if err := s.validate(); err == nil || !strings.Contains(err.Error(), "--http2") {
+		t.Errorf("validate with --http2 on = %v", err)
+	}
 }
 
 func TestTransportConfigKeys(t *testing.T) {
@@ -298,5 +307,83 @@ func TestTransportConfigKeys(t *testing.T) {
 	}
 	if len(s.Resolve) != 2 || s.Resolve[1] != "h2.example:80:127.0.0.3:8080" || s.CACert != "/etc/extra.pem" {
 		t.Errorf("config file gave resolve %q, ca_cert %q", s.Resolve, s.CACert)
+	}
+	for _, v := range []string{"auto", "off"} {
+		if err := os.WriteFile(path, []byte("http2: "+v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := defaultSettings()
+		s.HTTP2 = "unset"
+		if err := loadConfigFile(path, &s); err != nil || s.HTTP2 != v {
+			t.Errorf("http2: %s in a config file gave %q, %v", v, s.HTTP2, err)
+		}
+	}
+}
+
+// TestFakewebDirectCommand runs godwit fakeweb --direct --https with a bad
+// host, and crawls it with the config file it wrote (--config-out): the
+// crawl reaches every good host through --resolve and the CA file, the
+// bad one is counted, and fakeweb's own report (from its control
+// listener) finds no violation and full coverage.
+func TestFakewebDirectCommand(t *testing.T) {
+	dir := t.TempDir()
+	conf, seeds, caFile := filepath.Join(dir, "direct.yaml"), filepath.Join(dir, "seeds.txt"), filepath.Join(dir, "ca.pem")
+	ctx, cancel := context.WithCancel(t.Context())
+	pr, pw := io.Pipe()
+	root := newRootCmd(pw, io.Discard)
+	root.SetArgs([]string{"fakeweb", "--hosts", "4", "--pages", "3", "--https", "--bad-tls", "1=expired",
+		"--direct", "127.0.0.2,127.0.0.3", "--listen", "127.0.0.1:0",
+		"--ca-out", caFile, "--config-out", conf, "--seeds-out", seeds})
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx); pw.Close() }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("godwit fakeweb: %v", err)
+		}
+	}()
+	var banner strings.Builder
+	var report string
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		banner.WriteString(sc.Text() + "\n")
+		if _, after, ok := strings.Cut(sc.Text(), "report:    curl '"); ok {
+			report, _, _ = strings.Cut(after, "?")
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if report == "" || !strings.Contains(banner.String(), "h1.fake.test expired") || !strings.Contains(banner.String(), "CA:        "+caFile) {
+		t.Fatalf("banner:\n%s", banner.String())
+	}
+
+	s := testSettings(t, "")
+	s.Proxy = ""
+	if err := loadConfigFile(conf, &s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.AllowPrivate || len(s.Resolve) != 4 || s.CACert != caFile {
+		t.Fatalf("config file gave allow_private %v, resolve %q, ca_cert %q", s.AllowPrivate, s.Resolve, s.CACert)
+	}
+	b, err := os.ReadFile(seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := crawlInProcess(t, s, strings.Fields(string(b)))
+	if res.Stats.TLS != (crawl.TLSStats{Expired: 1}) {
+		t.Errorf("TLS failures %+v, want one expired", res.Stats.TLS)
+	}
+	resp, err := http.Get(report + "?delay=" + s.Delay.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r fakeweb.Report
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	checkReport(t, r)
+	if r.Reachable != 3*3 {
+		t.Errorf("%d pages reachable, want the 3 good hosts' 9", r.Reachable)
 	}
 }
