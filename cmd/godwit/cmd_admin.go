@@ -214,7 +214,7 @@ func printStatus(out io.Writer, st admin.Status) {
 	}
 	fmt.Fprintf(tw, "errors\t%s (%.2f%% of fetches)\n", strings.Join(errs, ", "), st.ErrorRate*100)
 	if len(st.TLSErrors) > 0 {
-		fmt.Fprintf(tw, "TLS errors\t%s\n", tlsKindsLine(st.TLSErrors))
+		fmt.Fprintf(tw, "TLS\tfailed: %s\n", tlsKindsLine(st.TLSErrors))
 	}
 	d := st.Dedup
 	fmt.Fprintf(tw, "dedup\t%s revisits, %s not modified, %s near-duplicates, %s URLs seen\n",
