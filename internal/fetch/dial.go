@@ -149,6 +149,13 @@ func (c *Client) dialTLS(ctx context.Context, network, addr string) (net.Conn, e
 		}
 		cfg.ServerName = host
 	}
+	for _, p := range c.proxyAddrs {
+		if strings.EqualFold(addr, p) {
+			// An https proxy is spoken to in HTTP/1.1 (CONNECT, or
+			// absolute-form requests): net/http has no HTTP/2 proxies.
+			cfg.NextProtos = []string{"http/1.1"}
+		}
+	}
 	tc := tls.Client(conn, cfg)
 
 	hctx, cancel := ctx, context.CancelFunc(func() {})

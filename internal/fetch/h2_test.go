@@ -89,3 +89,27 @@ func TestFetchHTTP2(t *testing.T) {
 		}
 	})
 }
+
+// TestHTTP2NotToProxy: with HTTP2 on, an https proxy that offers h2 is
+// still spoken to in HTTP/1.1 (net/http has no HTTP/2 proxies).
+func TestHTTP2NotToProxy(t *testing.T) {
+	var log proxyLog
+	proxy := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Proto", r.Proto)
+		log.handler(w, r)
+	}))
+	proxy.EnableHTTP2 = true
+	proxy.StartTLS()
+	t.Cleanup(proxy.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(proxy.Certificate())
+	c := newTestClient(t, Config{Proxy: proxy.URL, RootCAs: pool, HTTP2: true})
+	const target = "http://example.test/x"
+	resp, err := c.Fetch(context.Background(), Request{URL: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Header.Get("X-Proto") != "HTTP/1.1" || string(resp.Body) != "proxied "+target || resp.Protocol != "http/1.1" {
+		t.Errorf("via an https proxy: %s %q, protocol %s", resp.Header.Get("X-Proto"), resp.Body, resp.Protocol)
+	}
+}
