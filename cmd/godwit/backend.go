@@ -61,6 +61,9 @@ func (b *backend) Status() admin.Status {
 			SeenURLs: int64(fs.Seen)},
 		WARCBytes: d.WARCBytes,
 	}
+	if s.TLS.Total() > 0 {
+		st.TLSErrors = s.TLS.ByKind()
+	}
 	if n := s.Pages + s.Redirects + s.SitemapFetches + s.RobotsFetches; n > 0 {
 		st.ErrorRate = float64(s.Errors()) / float64(n)
 	}

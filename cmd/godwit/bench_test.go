@@ -439,3 +439,60 @@ func fetchBenchReport(b *testing.B, addr string) fakeweb.Report {
 	}
 	return r
 }
+
+// BenchmarkCrawlTransport crawls one web three ways (issue 25): through
+// fakeweb as a plain-HTTP forward proxy (the path of most end-to-end
+// tests), and served directly over HTTPS on three loopback addresses
+// (--resolve, --ca-cert), once with HTTP/1.1 only and once with HTTP/2
+// (--http2 auto). CPU is the whole process's (fakeweb's serving and TLS
+// included), per page. Run the three in one invocation and compare
+// ratios: -bench CrawlTransport -benchtime=2x -count=3.
+func BenchmarkCrawlTransport(b *testing.B) {
+	for _, mode := range []string{"proxy", "https-h1", "https-h2"} {
+		b.Run(mode, func(b *testing.B) {
+			cfg := fakeweb.Config{Hosts: 30, PagesPerHost: 100, PageSize: 8 << 10, Seed: 1, HTTPS: mode != "proxy"}
+			web, err := fakeweb.New(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer web.Close()
+			s := defaultSettings()
+			s.Admin = "off"
+			s.Delay = time.Millisecond
+			s.Workers = 32
+			if mode == "proxy" {
+				ctx, cancel := context.WithCancel(context.Background())
+				addr, done, err := serveFakeweb(ctx, web)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer func() { cancel(); <-done }()
+				s.Proxy = "http://" + addr
+			} else {
+				s.Resolve, s.CACert = startDirectWeb(b, web, []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"})
+				s.AllowPrivate = true
+				if mode == "https-h2" {
+					s.HTTP2 = "auto"
+				}
+			}
+			log := slog.New(slog.NewTextHandler(io.Discard, nil))
+			var pages int64
+			var elapsed, cpu time.Duration
+			for b.Loop() {
+				web.Reset()
+				s.Data = b.TempDir()
+				before := selfCPU()
+				res, err := runCrawl(b.Context(), s, web.Seeds(), log, newTerminal(io.Discard))
+				if err != nil {
+					b.Fatal(err)
+				}
+				cpu += selfCPU() - before
+				pages += res.Stats.Pages
+				elapsed += res.Stats.Elapsed
+			}
+			b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
+			b.ReportMetric(float64(cpu.Microseconds())/float64(pages), "cpu-µs/page")
+			b.ReportMetric(float64(pages)/float64(b.N), "pages/op")
+		})
+	}
+}

@@ -213,6 +213,9 @@ func printStatus(out io.Writer, st admin.Status) {
 		errs = []string{"none"}
 	}
 	fmt.Fprintf(tw, "errors\t%s (%.2f%% of fetches)\n", strings.Join(errs, ", "), st.ErrorRate*100)
+	if len(st.TLSErrors) > 0 {
+		fmt.Fprintf(tw, "TLS\tfailed: %s\n", tlsKindsLine(st.TLSErrors))
+	}
 	d := st.Dedup
 	fmt.Fprintf(tw, "dedup\t%s revisits, %s not modified, %s near-duplicates, %s URLs seen\n",
 		humanCount(d.Revisits), humanCount(d.NotModified), humanCount(d.NearDuplicates), humanCount(d.SeenURLs))

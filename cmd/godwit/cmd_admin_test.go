@@ -40,7 +40,7 @@ func (b *adminBackend) Status() admin.Status {
 		PagesPerSecond1m: 4.25, PagesPerSecond10m: 3.9, QueueDepth: 5432, InFlight: 8,
 		Hosts:     admin.HostCounts{Known: 120, Active: 40, Ready: 12, Waiting: 27, Blocked: 1},
 		Errors:    map[string]int64{"transient": 12, "permanent": 3, "policy": 40},
-		ErrorRate: 0.0012, WARCBytes: 3 << 30,
+		ErrorRate: 0.0012, WARCBytes: 3 << 30, TLSErrors: map[string]int64{"expired": 2, "unknown-authority": 1},
 		TopHosts: []admin.HostRequests{{Host: "a.example", Requests: 312}, {Host: "bb.example", Requests: 9}},
 		Recrawl: &admin.RecrawlStatus{Enabled: true, Policy: "optimal", Share: 0.3, RevisitShare: 0.31, Scheduled: 5000,
 			DueBacklog: 120, LagSeconds: 4, CapacityPerSecond: 20, BudgetPerSecond: 6, Freshness: 0.82,
@@ -150,12 +150,13 @@ func TestAdminCommands(t *testing.T) {
 		call  string   // the backend call, if any
 	}{
 		{[]string{"status"}, "", []string{"paused, up 3h14m", "123,456 pages (4.2/s over 1m, 3.9/s over 10m)", "5,432 URLs, 8 in flight",
-			"120 known, 40 active (12 ready, 27 waiting, 1 blocked)", "3 permanent, 40 policy, 12 transient (0.12% of fetches)", "3.0 GiB",
+			"120 known, 40 active (12 ready, 27 waiting, 1 blocked)", "3 permanent, 40 policy, 12 transient (0.12% of fetches)", "TLS       failed: 1 unknown-authority, 2 expired", "3.0 GiB",
 			"revisits  share 31% (reserved 30%), 120 due (lag 4s), freshness ~0.82, 304s 94% of 1,204 revisits",
 			"budget 6.0/s of 20.0/s capacity, 5,000 scheduled, optimal policy",
 			"busiest hosts", "a.example", "312"}, ""},
 		{[]string{"status", "--json"}, "", []string{`"recrawl":{"enabled":true,"policy":"optimal","share":0.3,"revisit_share":0.31`, `"not_modified_share":0.94`}, ""},
 		{[]string{"status", "--json"}, "", []string{`"paused":true`, `"pages_fetched":123456`}, ""},
+		{[]string{"status", "--json"}, "", []string{`"tls_errors":{"expired":2,"unknown-authority":1}`}, ""},
 		{[]string{"hosts"}, "", []string{"HOST", "QUEUED", "a.example", "1,200", "2.5s (crawl-delay)", "b.example (blocked)", "open"}, "Hosts queued 50"},
 		{[]string{"hosts", "--sort", "errors", "--limit", "5"}, "", []string{"a.example"}, "Hosts errors 5"},
 		{[]string{"hosts", "--json"}, "", []string{`[{"name":"a.example"`}, "Hosts queued 50"},

@@ -315,6 +315,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		fetcher, err = fetch.New(fetch.Config{
 			Overrides:    overrides,
 			RootCAs:      roots,
+			HTTP2:        s.HTTP2 == "auto",
 			UserAgent:    s.userAgent(),
 			Proxy:        s.Proxy,
 			ProxyEnv:     s.proxyEnv,
@@ -596,6 +597,9 @@ func printSummary(w io.Writer, r crawlResult) {
 	fmt.Fprintf(w, "  sitemaps    %d fetched, %d read, listing %d URLs\n", s.SitemapFetches, s.Sitemaps, s.SitemapURLs)
 	fmt.Fprintf(w, "  errors      %d transient, %d permanent, %d refused by policy; %d retries; %d throttled (429/503)\n",
 		s.Transient, s.Permanent, s.Policy, s.Retries, s.Throttled)
+	if s.TLS.Total() > 0 {
+		fmt.Fprintf(w, "  tls         %d requests failed: %s\n", s.TLS.Total(), tlsKindsLine(s.TLS.ByKind()))
+	}
 	fmt.Fprintf(w, "  links       %d found, %d queued, %d out of scope, %d too deep, %d not http(s)\n",
 		s.Discovered, s.Queued, s.OutOfScope, s.TooDeep, s.NotHTTP)
 	fmt.Fprintf(w, "  traps       %d URLs refused: %d calendar, %d repeated path, %d too long, %d too deep a path, %d too many parameters, %d host budget, %d discovery anomaly (%d hosts demoted), %d template exhausted\n",
@@ -675,4 +679,16 @@ func seedFailures(r crawl.SeedReport) string {
 		msg += `; no network? "godwit demo" crawls a simulated web on this machine (README: "Try it offline")`
 	}
 	return msg
+}
+
+// tlsKindsLine is TLS failure counts in fetch.TLSKinds order, as
+// "2 expired, 1 name-mismatch".
+func tlsKindsLine(m map[string]int64) string {
+	var parts []string
+	for _, k := range fetch.TLSKinds {
+		if n := m[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -22,6 +23,7 @@ import (
 type fakewebFlags struct {
 	cfg    fakeweb.Config
 	robots string
+	badTLS string
 }
 
 func (f *fakewebFlags) register(fs *pflag.FlagSet, d fakeweb.Config) {
@@ -58,6 +60,8 @@ func (f *fakewebFlags) register(fs *pflag.FlagSet, d fakeweb.Config) {
 	fs.BoolVar(&f.cfg.SkewedGraph, "skewed-graph", d.SkewedGraph, "random links pick their targets by a Zipf law over a random ranking of pages: a few pages have very many in-links, most one or two")
 	fs.Float64Var(&f.cfg.SkewExponent, "skew-exponent", d.SkewExponent, "with --skewed-graph, the Zipf exponent (0: 1.2)")
 	fs.IntVar(&f.cfg.TreeFanout, "tree-fanout", d.TreeFanout, "children of each page in the tree that keeps every page reachable, like navigation pages (0: 2)")
+	fs.BoolVar(&f.cfg.HTTPS, "https", d.HTTPS, "the web's URLs are https:// and --direct serves TLS (h2 and http/1.1 by ALPN) with certificates from a CA made at start (--ca-out)")
+	fs.StringVar(&f.badTLS, "bad-tls", "", "with --https, hosts with a bad certificate, as INDEX=KIND,… (KIND expired, wrong-name or unknown-ca; e.g. 1=expired,3=wrong-name)")
 	fs.StringVar(&f.robots, "robots", robotsNames(d.Robots),
 		"comma-separated robots.txt variants, cycled over the hosts: "+robotsNames(allRobotsKinds()))
 }
@@ -70,8 +74,32 @@ func (f *fakewebFlags) config() (fakeweb.Config, error) {
 		return cfg, err
 	}
 	cfg.Robots = kinds
+	if cfg.BadTLS, err = parseBadTLS(f.badTLS); err != nil {
+		return cfg, err
+	}
 	cfg.Default()
 	return cfg, cfg.Validate()
+}
+
+// parseBadTLS reads --bad-tls: "1=expired,3=wrong-name".
+func parseBadTLS(s string) (map[int]fakeweb.TLSFault, error) {
+	if s == "" {
+		return nil, nil
+	}
+	out := map[int]fakeweb.TLSFault{}
+	for item := range strings.SplitSeq(s, ",") {
+		host, kind, ok := strings.Cut(strings.TrimSpace(item), "=")
+		i, err := strconv.Atoi(host)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("--bad-tls: %q is not INDEX=KIND", item)
+		}
+		f, err := fakeweb.ParseTLSFault(kind)
+		if err != nil {
+			return nil, fmt.Errorf("--bad-tls: %w", err)
+		}
+		out[i] = f
+	}
+	return out, nil
 }
 
 func allRobotsKinds() []fakeweb.RobotsKind { return fakeweb.RobotsKinds() }
@@ -110,6 +138,7 @@ func newFakewebCmd() *cobra.Command {
 		seedsOut string
 		shape    string
 		preset   string
+		direct   directFlags
 	)
 	d := fakeweb.Config{Hosts: 50, PagesPerHost: 100}
 	d.Default()
@@ -140,6 +169,12 @@ GET /_fakeweb/seeds lists the seed URLs.`,
 			if err != nil {
 				return err
 			}
+			if len(direct.addrs) > 0 {
+				return serveDirect(cmd, web, listen, seedsOut, direct)
+			}
+			if cfg.HTTPS {
+				return errors.New("--https needs --direct: the proxy does not tunnel https")
+			}
 			return serveWeb(cmd, listen, seedsOut, web.Seeds(), web.Serve,
 				func(addr string) { printFakewebBanner(cmd.OutOrStdout(), addr, web.Config()) })
 		},
@@ -149,6 +184,10 @@ GET /_fakeweb/seeds lists the seed URLs.`,
 	fs.StringVar(&seedsOut, "seeds-out", "", "write the seed URLs to this file")
 	fs.StringVar(&shape, "shape", "", `serve a Shapes web instead (20 hosts unless --hosts): "aliases" (home and section pages also linked as index.html; on h1 every index.html differs), "aliases-tokens" (the same, every page carrying a token new on every request) or "traps" (an endless trap on every host: session chains, calendars, ever-longer searches, repeating paths; 500 pages of pagination on h0); its report counts alias fetches per host, trap requests and coverage`)
 	fs.StringVar(&preset, "preset", "", "start from a named shape of web ("+strings.Join(fakeweb.PresetNames(), ", ")+"); other flags given override it")
+	fs.StringSliceVar(&direct.addrs, "direct", nil, "also serve the hosts directly (as an origin, not a proxy) on these loopback addresses, e.g. 127.0.0.2,127.0.0.3,127.0.0.4; prints the --resolve lines that spread the hosts over them")
+	fs.IntVar(&direct.port, "direct-port", 0, "with --direct, the port on every address (0: a free one each)")
+	fs.StringVar(&direct.caOut, "ca-out", "", "with --https, write the CA certificate (PEM) here for the crawler's --ca-cert (default: a file in the temporary directory)")
+	fs.StringVar(&direct.configOut, "config-out", "", "with --direct, write a godwit config file (resolve, ca_cert, allow_private) for godwit crawl --config")
 	flags.register(fs, d)
 	return cmd
 }

@@ -54,6 +54,9 @@ type crawlSettings struct {
 	// names a PEM file of extra trusted roots (--ca-cert). transport.go.
 	Resolve []string `yaml:"resolve"`
 	CACert  string   `yaml:"ca_cert"`
+	// HTTP2 is "off" (offer only http/1.1 by ALPN) or "auto" (offer h2
+	// too, speak it where the server picks it); --http2.
+	HTTP2 string `yaml:"http2"`
 	// Admin is the admin API's address ("off": none); AdminToken its
 	// bearer token, required when Admin is not a loopback address.
 	Admin      string `yaml:"admin"`
@@ -188,6 +191,7 @@ func defaultSettings() crawlSettings {
 		Data:          "./godwit-data",
 		Admin:         defaultAdmin,
 		Scope:         "domain",
+		HTTP2:         "off",
 		Delay:         time.Second,
 		CrawlDelayCap: 60 * time.Second,
 		Workers:       16,
@@ -400,6 +404,9 @@ func (s crawlSettings) validate() error {
 	}
 	if _, _, err := s.transport(); err != nil {
 		return err
+	}
+	if s.HTTP2 != "auto" && s.HTTP2 != "off" && s.HTTP2 != "" { // "" (a config from before the key): off
+		return fmt.Errorf("--http2 %q: want auto or off", s.HTTP2)
 	}
 	if s.Proxy != "" {
 		u, err := url.Parse(s.Proxy)

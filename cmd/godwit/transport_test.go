@@ -1,16 +1,22 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
+	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
 // startDirectWeb serves web as an origin on the loopback addresses addrs
@@ -18,7 +24,7 @@ import (
 // when the web is HTTPS, else plain HTTP. It returns the --resolve lines
 // that spread the web's hosts over the addresses round-robin, and the
 // CA's PEM file.
-func startDirectWeb(t *testing.T, web *fakeweb.Web, addrs []string) (resolve []string, caFile string) {
+func startDirectWeb(t testing.TB, web *fakeweb.Web, addrs []string) (resolve []string, caFile string) {
 	t.Helper()
 	ca, err := fakeweb.NewCA()
 	if err != nil {
@@ -41,7 +47,7 @@ func startDirectWeb(t *testing.T, web *fakeweb.Web, addrs []string) (resolve []s
 		ch := make(chan error, 1)
 		go func() {
 			if web.Config().HTTPS {
-				ch <- web.ServeTLS(ctx, ln, ca.ServerConfig())
+				ch <- web.ServeTLS(ctx, ln, web.TLSConfig(ca))
 				return
 			}
 			ch <- web.Serve(ctx, ln)
@@ -119,6 +125,87 @@ func testCrawlDirect(t *testing.T, https bool) {
 	}
 }
 
+// TestCrawlDirectHTTP2 crawls the web over HTTPS on three addresses with
+// --http2 auto: fakeweb offers h2, so every request is HTTP/2, politeness
+// holds (fakeweb's judge), and the WARC files, whose records hold the
+// exchanges in HTTP/1.1 form with WARC-Protocol: h2 and tls/1.3, pass our
+// verifier and the independent readers.
+func TestCrawlDirectHTTP2(t *testing.T) {
+	web, err := fakeweb.New(fakeweb.Config{
+		Hosts: 12, PagesPerHost: 6, Seed: 9, HTTPS: true, CrawlDelay: 100 * time.Millisecond,
+		Robots: []fakeweb.RobotsKind{fakeweb.RobotsAllow, fakeweb.RobotsCrawlDelay, fakeweb.RobotsNotFound},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer web.Close()
+	resolve, caFile := startDirectWeb(t, web, []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"})
+	s := testSettings(t, "")
+	s.Proxy = ""
+	s.AllowPrivate = true
+	s.Resolve = resolve
+	s.CACert = caFile
+	s.HTTP2 = "auto"
+	res := crawlInProcess(t, s, web.Seeds())
+	r := web.Report(fakeweb.Judge{Delay: s.Delay})
+	checkReport(t, r)
+	if r.Reachable < 12*3 {
+		t.Errorf("only %d pages reachable: the test web is too small to mean much", r.Reachable)
+	}
+	for _, q := range web.Requests() {
+		if q.Proxy || q.Proto != "HTTP/2.0" || !strings.HasPrefix(q.RawURL, "https://") {
+			t.Fatalf("fakeweb saw %s %s (proxy %v), want only direct https HTTP/2 requests", q.Proto, q.RawURL, q.Proxy)
+		}
+	}
+
+	var paths []string
+	for _, name := range res.WARCFiles {
+		paths = append(paths, filepath.Join(res.WARCDir, name))
+	}
+	responses := 0
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := warc.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			rec, err := rd.Next()
+			if err != nil {
+				break
+			}
+			if rec.Type != warc.TypeRequest && rec.Type != warc.TypeResponse {
+				continue
+			}
+			if got := strings.Join(rec.Header.Values(warc.FieldProtocol), ","); got != "h2,tls/1.3" {
+				t.Errorf("%s record of %s: WARC-Protocol %q, want h2,tls/1.3", rec.Type, rec.Header.Get(warc.FieldTargetURI), got)
+			}
+			if rec.Type == warc.TypeResponse {
+				responses++
+			}
+		}
+		f.Close()
+	}
+	if responses == 0 {
+		t.Fatal("no response records")
+	}
+	fault := func(_, msg string) { t.Error(msg) }
+	ours := verifyOurs(t, paths, fault)
+	theirs := readNlnwa(t, paths, fault)
+	if ours.Records != theirs.records {
+		t.Errorf("warc.Verify read %d records, nlnwa/gowarc %d", ours.Records, theirs.records)
+	}
+	if ia := verifyIA(t, paths, fault); ia.records != 0 && ia.records != theirs.records {
+		t.Errorf("internetarchive/gowarc read %d records, nlnwa/gowarc %d", ia.records, theirs.records)
+	}
+	if w := readWarcio(t, paths, fault); w != nil && w.Records != theirs.records {
+		t.Errorf("warcio read %d records, nlnwa/gowarc %d", w.Records, theirs.records)
+	}
+}
+
 // TestCrawlDirectHTTPSUntrusted: the same web without --ca-cert is not
 // trusted, so nothing but TLS handshakes reaches it: no request is served.
 func TestCrawlDirectHTTPSUntrusted(t *testing.T) {
@@ -141,6 +228,50 @@ func TestCrawlDirectHTTPSUntrusted(t *testing.T) {
 	}
 }
 
+// TestCrawlDirectBadTLS crawls an HTTPS web three of whose hosts have a
+// bad certificate (expired, for another name, from an unknown CA): each is
+// given up on after its robots.txt handshake failed, counted under its
+// kind in the summary, and the good hosts are crawled in full, without
+// a violation, as fakeweb judges it.
+func TestCrawlDirectBadTLS(t *testing.T) {
+	web, err := fakeweb.New(fakeweb.Config{
+		Hosts: 6, PagesPerHost: 5, Seed: 7, HTTPS: true,
+		BadTLS: map[int]fakeweb.TLSFault{1: fakeweb.TLSExpired, 3: fakeweb.TLSWrongName, 4: fakeweb.TLSUnknownCA},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer web.Close()
+	resolve, caFile := startDirectWeb(t, web, []string{"127.0.0.2", "127.0.0.3"})
+	s := testSettings(t, "")
+	s.Proxy = ""
+	s.AllowPrivate = true
+	s.Resolve = resolve
+	s.CACert = caFile
+	res := crawlInProcess(t, s, web.Seeds())
+	r := web.Report(fakeweb.Judge{Delay: s.Delay})
+	checkReport(t, r)
+	if r.Reachable < 3*5 {
+		t.Errorf("only %d pages reachable, want the good hosts' %d at least", r.Reachable, 3*5)
+	}
+	for _, q := range web.Requests() {
+		for _, bad := range []string{"h1.", "h3.", "h4."} {
+			if strings.HasPrefix(strings.TrimPrefix(q.RawURL, "https://"), bad) {
+				t.Errorf("a host with a bad certificate served %s", q.RawURL)
+			}
+		}
+	}
+	want := crawl.TLSStats{Expired: 1, NameMismatch: 1, UnknownAuthority: 1}
+	if res.Stats.TLS != want {
+		t.Errorf("TLS failures = %+v, want %+v", res.Stats.TLS, want)
+	}
+	var out strings.Builder
+	printSummary(&out, res)
+	if line := "tls         3 requests failed: 1 unknown-authority, 1 expired, 1 name-mismatch"; !strings.Contains(out.String(), line) {
+		t.Errorf("summary has no line %q:\n%s", line, out.String())
+	}
+}
+
 func TestTransportSettings(t *testing.T) {
 	s := defaultSettings()
 	s.Resolve = []string{"h1.example:443:127.0.0.2:8443"}
@@ -158,6 +289,11 @@ func TestTransportSettings(t *testing.T) {
 	if err := s.validate(); err == nil || !strings.Contains(err.Error(), "--ca-cert") {
 		t.Errorf("validate with a non-PEM --ca-cert = %v", err)
 	}
+	s.CACert = ""
+	s.HTTP2 = "on"
+	if err := s.validate(); err == nil || !strings.Contains(err.Error(), "--http2") {
+		t.Errorf("validate with --http2 on = %v", err)
+	}
 }
 
 func TestTransportConfigKeys(t *testing.T) {
@@ -171,5 +307,83 @@ func TestTransportConfigKeys(t *testing.T) {
 	}
 	if len(s.Resolve) != 2 || s.Resolve[1] != "h2.example:80:127.0.0.3:8080" || s.CACert != "/etc/extra.pem" {
 		t.Errorf("config file gave resolve %q, ca_cert %q", s.Resolve, s.CACert)
+	}
+	for _, v := range []string{"auto", "off"} {
+		if err := os.WriteFile(path, []byte("http2: "+v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := defaultSettings()
+		s.HTTP2 = "unset"
+		if err := loadConfigFile(path, &s); err != nil || s.HTTP2 != v {
+			t.Errorf("http2: %s in a config file gave %q, %v", v, s.HTTP2, err)
+		}
+	}
+}
+
+// TestFakewebDirectCommand runs godwit fakeweb --direct --https with a bad
+// host, and crawls it with the config file it wrote (--config-out): the
+// crawl reaches every good host through --resolve and the CA file, the
+// bad one is counted, and fakeweb's own report (from its control
+// listener) finds no violation and full coverage.
+func TestFakewebDirectCommand(t *testing.T) {
+	dir := t.TempDir()
+	conf, seeds, caFile := filepath.Join(dir, "direct.yaml"), filepath.Join(dir, "seeds.txt"), filepath.Join(dir, "ca.pem")
+	ctx, cancel := context.WithCancel(t.Context())
+	pr, pw := io.Pipe()
+	root := newRootCmd(pw, io.Discard)
+	root.SetArgs([]string{"fakeweb", "--hosts", "4", "--pages", "3", "--https", "--bad-tls", "1=expired",
+		"--direct", "127.0.0.2,127.0.0.3", "--listen", "127.0.0.1:0",
+		"--ca-out", caFile, "--config-out", conf, "--seeds-out", seeds})
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx); pw.Close() }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("godwit fakeweb: %v", err)
+		}
+	}()
+	var banner strings.Builder
+	var report string
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		banner.WriteString(sc.Text() + "\n")
+		if _, after, ok := strings.Cut(sc.Text(), "report:    curl '"); ok {
+			report, _, _ = strings.Cut(after, "?")
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if report == "" || !strings.Contains(banner.String(), "h1.fake.test expired") || !strings.Contains(banner.String(), "CA:        "+caFile) {
+		t.Fatalf("banner:\n%s", banner.String())
+	}
+
+	s := testSettings(t, "")
+	s.Proxy = ""
+	if err := loadConfigFile(conf, &s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.AllowPrivate || len(s.Resolve) != 4 || s.CACert != caFile {
+		t.Fatalf("config file gave allow_private %v, resolve %q, ca_cert %q", s.AllowPrivate, s.Resolve, s.CACert)
+	}
+	b, err := os.ReadFile(seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := crawlInProcess(t, s, strings.Fields(string(b)))
+	if res.Stats.TLS != (crawl.TLSStats{Expired: 1}) {
+		t.Errorf("TLS failures %+v, want one expired", res.Stats.TLS)
+	}
+	resp, err := http.Get(report + "?delay=" + s.Delay.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r fakeweb.Report
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	checkReport(t, r)
+	if r.Reachable != 3*3 {
+		t.Errorf("%d pages reachable, want the 3 good hosts' 9", r.Reachable)
 	}
 }

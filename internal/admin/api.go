@@ -71,6 +71,11 @@ type Status struct {
 	// the whole crawl.
 	Errors    map[string]int64 `json:"errors"`
 	ErrorRate float64          `json:"error_rate"`
+	// TLSErrors counts failed requests whose TLS failed, by kind:
+	// "unknown-authority", "expired", "name-mismatch",
+	// "invalid-certificate", "handshake-timeout", "protocol" (only kinds
+	// seen; absent when none). They are also counted in Errors.
+	TLSErrors map[string]int64 `json:"tls_errors,omitempty"`
 	Dedup     DedupCounts      `json:"dedup"`
 	WARCBytes int64            `json:"warc_bytes"`
 	// Rate is pages fetched per 10-second interval over the last 10

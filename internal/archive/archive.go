@@ -210,6 +210,7 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, 
 		respRec = responseRecord(resp, respID, payloadDigest, omit)
 	}
 	respRec.Header.Set(warc.FieldDate, warc.FormatDate(date))
+	addProtocols(&respRec.Header, resp)
 
 	reqRec := &warc.Record{Type: warc.TypeRequest, Block: resp.RawRequest}
 	h := &reqRec.Header
@@ -217,6 +218,7 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, 
 	h.Set(warc.FieldTargetURI, resp.URL)
 	h.Set(warc.FieldConcurrentTo, respID)
 	h.Set(warc.FieldContentType, "application/http;msgtype=request")
+	addProtocols(h, resp)
 
 	recs := []*warc.Record{reqRec, respRec}
 	if meta := metadataRecord(resp, respID, d, omit, near, nearDist, isNear); meta != nil {
@@ -262,6 +264,17 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, 
 		c = *d.NotModified
 	}
 	return c, nil
+}
+
+// addProtocols adds a WARC-Protocol field for each protocol resp was
+// exchanged over: the HTTP version as ALPN names it ("h2" for an
+// exchange archived in HTTP/1.1 form), then the TLS version, if any.
+func addProtocols(h *warc.Header, resp *fetch.Response) {
+	for _, p := range []string{resp.Protocol, resp.TLSVersion} {
+		if p != "" {
+			h.Add(warc.FieldProtocol, p)
+		}
+	}
 }
 
 // httpResponseRecord starts a record of type typ about resp: the fields

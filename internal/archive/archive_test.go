@@ -261,3 +261,61 @@ func TestMetadataEmbeds(t *testing.T) {
 		}
 	}
 }
+
+// TestProtocolFields: the request and response records name the
+// exchange's protocols, one WARC-Protocol field each, HTTP first.
+func TestProtocolFields(t *testing.T) {
+	dir := t.TempDir()
+	a, err := New(warc.WriterConfig{Dir: dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := response("https://a.test/", "over h2")
+	resp.Protocol, resp.TLSVersion, resp.Proto = "h2", "tls/1.3", "HTTP/2.0"
+	resp.RawHeader = []byte("HTTP/1.1 200 OK\r\ncontent-type: text/html\r\n\r\n") // fetch's HTTP/1.1 form
+	c, err := a.Record(t.Context(), crawl.Task{}, resp, crawl.Decision{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The crawler's own replay reads the HTTP/1.1 form back.
+	if got, err := a.Load(t.Context(), c); err != nil || string(got.Body) != "over h2" || got.Header.Get("Content-Type") != "text/html" {
+		t.Errorf("Load of the h2 capture = %+v, %v", got, err)
+	}
+	plain := response("http://a.test/", "plain")
+	plain.Protocol = "http/1.1"
+	if _, err := a.Record(t.Context(), crawl.Task{}, plain, crawl.Decision{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"+warc.Ext))
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := warc.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"https://a.test/": "h2,tls/1.3", "http://a.test/": "http/1.1"}
+	n := 0
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		if rec.Type != warc.TypeRequest && rec.Type != warc.TypeResponse {
+			continue
+		}
+		n++
+		uri := rec.Header.Get(warc.FieldTargetURI)
+		if got := strings.Join(rec.Header.Values(warc.FieldProtocol), ","); got != want[uri] {
+			t.Errorf("%s record of %s: WARC-Protocol %q, want %q", rec.Type, uri, got, want[uri])
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d request and response records, want 4", n)
+	}
+}

@@ -63,6 +63,9 @@ func (c *Crawler) fetchRobots(ctx context.Context, l Lease) (Outcome, []candidat
 	}
 	resp, err := c.fetcher.Fetch(ctx, req)
 	now := c.now()
+	if err != nil && ctx.Err() == nil {
+		c.stats.countTLS(err)
+	}
 	out := Outcome{Disposition: Requeue, Requested: true, End: now}
 	next := RobotsState{FetchedAt: now}
 	var cands []candidate

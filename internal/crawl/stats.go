@@ -3,6 +3,8 @@ package crawl
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/godwit-crawler/godwit/internal/fetch"
 )
 
 // Stats is a snapshot of a crawl's counters. Counts are of events seen by
@@ -32,6 +34,11 @@ type Stats struct {
 	Transient int64 // failures that may succeed later (incl. 5xx answers given up on)
 	Permanent int64 // failures that will not succeed (4xx, invalid, NXDOMAIN)
 	Policy    int64 // URLs not fetched on purpose (robots.txt, SSRF guard)
+	// TLS counts failed requests (robots.txt, sitemaps and pages, each
+	// attempt) whose TLS failed, by kind (fetch.TLSKind). They are also
+	// among the failures above: a certificate error is permanent, a
+	// handshake timeout transient.
+	TLS TLSStats
 
 	RobotsDisallowed  int64 // URLs skipped because robots.txt disallows them
 	RobotsUnavailable int64 // URLs dropped because their host's robots.txt stayed unreachable
@@ -103,6 +110,57 @@ type counters struct {
 
 	aliasRewritten, aliasSkipped, aliasVerified atomic.Int64
 	aliasAdopted, aliasRetracted                atomic.Int64
+
+	tlsUnknownAuthority, tlsExpired, tlsNameMismatch atomic.Int64
+	tlsInvalid, tlsHandshakeTimeout, tlsProtocol     atomic.Int64
+}
+
+// TLSStats counts failed requests by the kind of their TLS failure.
+type TLSStats struct {
+	UnknownAuthority int64 // the chain leads to no trusted root
+	Expired          int64 // a certificate expired or not yet valid
+	NameMismatch     int64 // the certificate is for another name
+	Invalid          int64 // any other certificate problem
+	HandshakeTimeout int64 // the handshake did not finish in time
+	Protocol         int64 // alerts, no common version or suite, not TLS at all
+}
+
+// Total is the number of failed requests counted.
+func (s TLSStats) Total() int64 {
+	return s.UnknownAuthority + s.Expired + s.NameMismatch + s.Invalid + s.HandshakeTimeout + s.Protocol
+}
+
+// ByKind returns the non-zero counts keyed by fetch's kind names.
+func (s TLSStats) ByKind() map[string]int64 {
+	m := map[string]int64{}
+	for k, v := range map[string]int64{
+		fetch.TLSUnknownAuthority: s.UnknownAuthority, fetch.TLSExpired: s.Expired,
+		fetch.TLSNameMismatch: s.NameMismatch, fetch.TLSInvalid: s.Invalid,
+		fetch.TLSHandshakeTimeout: s.HandshakeTimeout, fetch.TLSProtocol: s.Protocol,
+	} {
+		if v > 0 {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// countTLS counts err under its TLS failure kind, if it is one.
+func (c *counters) countTLS(err error) {
+	switch fetch.TLSKind(err) {
+	case fetch.TLSUnknownAuthority:
+		c.tlsUnknownAuthority.Add(1)
+	case fetch.TLSExpired:
+		c.tlsExpired.Add(1)
+	case fetch.TLSNameMismatch:
+		c.tlsNameMismatch.Add(1)
+	case fetch.TLSInvalid:
+		c.tlsInvalid.Add(1)
+	case fetch.TLSHandshakeTimeout:
+		c.tlsHandshakeTimeout.Add(1)
+	case fetch.TLSProtocol:
+		c.tlsProtocol.Add(1)
+	}
 }
 
 // countRefusal counts a refusal by the discovery chain under its reason.
@@ -203,6 +261,14 @@ func (c *counters) snapshot() Stats {
 			Anomaly:       c.trapAnomaly.Load(),
 			DemotedHosts:  c.demotedHosts.Load(),
 			Template:      c.trapTemplate.Load(),
+		},
+		TLS: TLSStats{
+			UnknownAuthority: c.tlsUnknownAuthority.Load(),
+			Expired:          c.tlsExpired.Load(),
+			NameMismatch:     c.tlsNameMismatch.Load(),
+			Invalid:          c.tlsInvalid.Load(),
+			HandshakeTimeout: c.tlsHandshakeTimeout.Load(),
+			Protocol:         c.tlsProtocol.Load(),
 		},
 		Aliases: AliasStats{
 			Rewritten: c.aliasRewritten.Load(),

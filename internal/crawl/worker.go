@@ -490,6 +490,7 @@ func (c *Crawler) fetchFailed(ctx context.Context, t Task, err error) Outcome {
 		// Abandoned at shutdown: fetch it again next time, as if never leased.
 		return Outcome{Disposition: Requeue, Requested: true, End: end, Reason: "stopped"}
 	}
+	c.stats.countTLS(err)
 	reason := fetch.Reason(err)
 	c.seeds.contact(t.Host, false, reason)
 	out := Outcome{Disposition: Done, Requested: true, End: end, Reason: reason}

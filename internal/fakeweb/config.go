@@ -135,6 +135,41 @@ func (k RobotsKind) hasPrivate() bool {
 // hosts whose robots.txt can name sitemaps.
 func (k RobotsKind) hasRules() bool { return k == RobotsAllow || k.hasPrivate() }
 
+// TLSFault is what is wrong with a BadTLS host's certificate.
+type TLSFault int
+
+const (
+	// TLSExpired: signed by the web's CA, for the right name, expired
+	// a day ago.
+	TLSExpired TLSFault = iota + 1
+	// TLSWrongName: signed by the web's CA, current, for another name
+	// ("wrong-name.invalid").
+	TLSWrongName
+	// TLSUnknownCA: current, for the right name, signed by a CA made for
+	// the purpose that no client trusts.
+	TLSUnknownCA
+)
+
+var tlsFaultNames = map[TLSFault]string{TLSExpired: "expired", TLSWrongName: "wrong-name", TLSUnknownCA: "unknown-ca"}
+
+func (f TLSFault) String() string {
+	if n, ok := tlsFaultNames[f]; ok {
+		return n
+	}
+	return "TLSFault(" + strconv.Itoa(int(f)) + ")"
+}
+
+// ParseTLSFault returns the fault named s ("expired", "wrong-name",
+// "unknown-ca").
+func ParseTLSFault(s string) (TLSFault, error) {
+	for f, n := range tlsFaultNames {
+		if strings.EqualFold(s, n) {
+			return f, nil
+		}
+	}
+	return 0, fmt.Errorf("fakeweb: unknown TLS fault %q (want expired, wrong-name or unknown-ca)", s)
+}
+
 // Limits. The product bound keeps the ground-truth arrays of Report (a few
 // bytes per page) and the PRNG stream numbering (see streamID) in range.
 const (
@@ -186,6 +221,13 @@ type Config struct {
 	// way; URLs of the other scheme are not the web's pages (the truth
 	// and the report do not know them).
 	HTTPS bool
+	// BadTLS gives some hosts, by index, a certificate that does not
+	// verify when the web is served by ServeTLS with Web.TLSConfig: an
+	// expired one, one for another name, or one from a CA nobody trusts.
+	// A crawler that verifies certificates fetches nothing from them, so
+	// their pages are not in the ground truth (like a host whose
+	// robots.txt is unreachable). It needs HTTPS.
+	BadTLS map[int]TLSFault
 	// Seed seeds every pseudo-random choice: the same Config, Seed included,
 	// gives a byte-identical web.
 	Seed int64
@@ -325,6 +367,17 @@ func (c Config) Validate() error {
 	}
 	if err := checkDomain(c.Domain); err != nil {
 		errs = append(errs, err)
+	}
+	if len(c.BadTLS) > 0 && !c.HTTPS {
+		bad("bad TLS hosts need HTTPS")
+	}
+	for h, f := range c.BadTLS {
+		if h < 0 || h >= c.Hosts {
+			bad("bad TLS host %d is outside 0..%d", h, c.Hosts-1)
+		}
+		if _, ok := tlsFaultNames[f]; !ok {
+			bad("bad TLS host %d has an unknown fault %d", h, int(f))
+		}
 	}
 	if c.OrphanPages > maxOrphanPages {
 		bad("orphan pages %d exceeds %d", c.OrphanPages, maxOrphanPages)

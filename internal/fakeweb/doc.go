@@ -336,6 +336,10 @@
 // 127.0.0.0/8) give a web whose hosts share addresses; the crawler maps
 // the names to them (godwit --resolve). With Config.HTTPS every absolute
 // URL the web writes is https://, and only https:// URLs are its pages.
+// Config.BadTLS gives some hosts a bad certificate (expired, for another
+// name, or from an unknown CA) when served with Web.TLSConfig: a crawler
+// that verifies certificates gets nothing from them, and their pages are
+// not in the ground truth.
 //
 // # The judge
 //

@@ -124,7 +124,7 @@ func (w *Web) ContentLabels() []ContentLabel {
 	var out []ContentLabel
 	var buf []byte
 	for host := range w.cfg.Hosts {
-		if !w.kind(host).available() {
+		if !w.up(host) {
 			continue
 		}
 		name := w.hostName(host)

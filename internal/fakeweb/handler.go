@@ -67,6 +67,7 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		RawURL:    rawURL,
 		UserAgent: r.UserAgent(),
 		Proxy:     proxy,
+		Proto:     r.Proto,
 		Conditional: virtual && (w.cfg.Hostile || w.cfg.ConditionalRobots || w.cfg.Changing) &&
 			(len(r.Header.Values("If-None-Match")) > 0 || r.Header.Get("If-Modified-Since") != ""),
 	})

@@ -30,6 +30,9 @@ type Request struct {
 	// Latency, a web that stopped).
 	Status    int    `json:"status"`
 	UserAgent string `json:"user_agent"`
+	// Proto is the request's protocol as the server read it: "HTTP/1.1",
+	// or "HTTP/2.0" over TLS when the client chose h2.
+	Proto string `json:"proto,omitempty"`
 	// Proxy is true when the request came with an absolute request-URI,
 	// that is through the forward proxy.
 	Proxy bool `json:"proxy"`

@@ -681,6 +681,8 @@ func (w *Web) outOfTruthReason(host int, res resource, clean string) string {
 		return "linked only after the first 10 MiB of " + hostileSpecs[hxBig].path
 	case !kind.available():
 		return "on a host whose robots.txt is " + kind.String()
+	case w.cfg.BadTLS[host] != 0:
+		return "on a host whose certificate is bad (" + w.cfg.BadTLS[host].String() + ")"
 	}
 	if ok, by, _ := w.allowed(host, clean); !ok {
 		return "robots.txt disallows it (" + by.String() + ")"

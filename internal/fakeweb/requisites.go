@@ -186,7 +186,7 @@ func (w *Web) finishRequisites(rep *Report, pagesOK map[int]bool, fetched map[st
 	for i := range pagesOK {
 		w.pageRequisites(i/pages, i%pages, func(r requisite) {
 			p := assetPath(r.n)
-			if !w.kind(r.host).available() {
+			if !w.up(r.host) {
 				return
 			}
 			if allowed, _, _ := w.allowed(r.host, p); !allowed {

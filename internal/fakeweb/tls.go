@@ -125,6 +125,70 @@ func (ca *CA) ServerConfig() *tls.Config {
 	}
 }
 
+// TLSConfig is ca.ServerConfig with the web's BadTLS hosts answered by
+// their bad certificates; serve the web with it (ServeTLS).
+func (w *Web) TLSConfig(ca *CA) *tls.Config {
+	cfg := ca.ServerConfig()
+	if len(w.cfg.BadTLS) == 0 {
+		return cfg
+	}
+	good := cfg.GetCertificate
+	cfg.GetCertificate = func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+		if h, ok := w.lookupHost(hello.ServerName); ok {
+			if f := w.cfg.BadTLS[h]; f != 0 {
+				return ca.badLeaf(strings.ToLower(hello.ServerName), f)
+			}
+		}
+		return good(hello)
+	}
+	return cfg
+}
+
+// badLeaf returns a certificate for name with fault f, made on first use.
+func (ca *CA) badLeaf(name string, f TLSFault) (*tls.Certificate, error) {
+	key := f.String() + "/" + name
+	ca.mu.Lock()
+	defer ca.mu.Unlock()
+	if c, ok := ca.leaves[key]; ok {
+		return c, nil
+	}
+	now := time.Now()
+	notBefore, notAfter := now.Add(-time.Hour), now.Add(24*time.Hour)
+	signer, signerKey := ca.cert, ca.key
+	switch f {
+	case TLSExpired:
+		notBefore, notAfter = now.Add(-48*time.Hour), now.Add(-24*time.Hour)
+	case TLSWrongName:
+		name = "wrong-name.invalid"
+	case TLSUnknownCA:
+		other, err := NewCA()
+		if err != nil {
+			return nil, err
+		}
+		signer, signerKey = other.cert, other.key
+	}
+	leafKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: name},
+		NotBefore:    notBefore,
+		NotAfter:     notAfter,
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:     []string{name},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, signer, &leafKey.PublicKey, signerKey)
+	if err != nil {
+		return nil, err
+	}
+	c := &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: leafKey}
+	ca.leaves[key] = c
+	return c, nil
+}
+
 // scheme is what the web's absolute URLs start with.
 func (w *Web) scheme() string {
 	if w.cfg.HTTPS {

@@ -150,7 +150,7 @@ func (w *Web) walk(seeds []string, maxDepth int, how walk) truth {
 		// Only robots.txt decides what may be fetched: an unavailable
 		// host yields nothing, and its rules apply to every path.
 		kind := w.kind(to.host)
-		if !kind.available() {
+		if !w.up(to.host) {
 			return
 		}
 		rules := &w.rules[kind]

@@ -152,6 +152,13 @@ func (w *Web) kind(i int) RobotsKind {
 	return w.cfg.Robots[i%len(w.cfg.Robots)]
 }
 
+// up reports whether a crawler can fetch anything from host i: its
+// robots.txt is reachable and its certificate (if BadTLS names it) would
+// verify.
+func (w *Web) up(i int) bool {
+	return w.kind(i).available() && w.cfg.BadTLS[i] == 0
+}
+
 // Robots reports the robots.txt behaviour of host i (0 <= i < Hosts).
 func (w *Web) Robots(i int) RobotsKind { return w.kind(i) }
 

@@ -2,9 +2,12 @@ package fetch
 
 import (
 	"bytes"
+	"crypto/tls"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +32,7 @@ const (
 // and the capture's own mutex decides what is kept.
 type recConn struct {
 	net.Conn
+	tls  uint16 // TLS version when dialTLS made it, else 0
 	capt atomic.Pointer[capture]
 }
 
@@ -69,6 +73,7 @@ type capture struct {
 	start     time.Time
 	firstByte time.Time
 	ip        string
+	tls       uint16        // TLS version of a connection dialTLS made
 	fields    []headerField // request header fields in the order written
 
 	conn      *recConn // armed connection; nil when none or disarmed
@@ -115,6 +120,13 @@ func (c *capture) trace() *httptrace.ClientTrace {
 				}
 			}
 			c.conn = rc
+			c.tls = 0
+			switch conn := info.Conn.(type) {
+			case *recConn:
+				c.tls = conn.tls
+			case *tls.Conn:
+				c.tls = conn.ConnectionState().Version
+			}
 			c.wrote, c.read = c.wrote[:0], c.read[:0]
 			c.readsOff = false
 			// A connection that is not ours is a TLS session the
@@ -215,6 +227,7 @@ func (c *capture) disarm() {
 type wire struct {
 	start, firstByte time.Time
 	ip               string
+	tls              string // TLS version of the connection, "tls/1.3"
 	request          []byte
 	header           []byte
 	body             []byte
@@ -229,7 +242,14 @@ type wire struct {
 func (c *capture) result(req *http.Request, resp *http.Response, body []byte, truncated bool, absolute bool) wire {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	w := wire{start: c.start, firstByte: c.firstByte, ip: c.ip}
+	w := wire{start: c.start, firstByte: c.firstByte, ip: c.ip, tls: tlsName(c.tls)}
+	if resp.ProtoMajor == 2 {
+		// An HTTP/2 exchange has no HTTP/1.1 bytes to keep: its HTTP/1.1
+		// form is rebuilt from the fields written and the parsed response.
+		w.request, w.header, w.body = c.h2Request(req), h2Header(resp), body
+		w.reserialized = true
+		return w
+	}
 	var ok bool
 	if !c.unwrapped {
 		w.request, ok = exactRequest(c.wrote)
@@ -277,6 +297,57 @@ func (c *capture) rebuiltRequest(req *http.Request, absolute bool) []byte {
 	}
 	b.WriteString("\r\n")
 	return []byte(b.String())
+}
+
+// h2Request is an HTTP/2 request in HTTP/1.1 form: the request line from
+// the :method and :path pseudo-header fields, the :authority as Host, then
+// the other fields in the order and the lower case they were written in
+// (HTTP/2 field names are lower case on the wire). c.mu is held.
+func (c *capture) h2Request(req *http.Request) []byte {
+	method, path, authority := req.Method, req.URL.RequestURI(), req.URL.Host
+	for _, f := range c.fields {
+		if len(f.values) == 0 {
+			continue
+		}
+		switch f.key {
+		case ":method":
+			method = f.values[0]
+		case ":path":
+			path = f.values[0]
+		case ":authority":
+			authority = f.values[0]
+		}
+	}
+	var b strings.Builder
+	b.WriteString(method + " " + path + " HTTP/1.1\r\n")
+	b.WriteString("host: " + authority + "\r\n")
+	for _, f := range c.fields {
+		if strings.HasPrefix(f.key, ":") || strings.EqualFold(f.key, "Proxy-Authorization") {
+			continue
+		}
+		for _, v := range f.values {
+			b.WriteString(f.key + ": " + v + "\r\n")
+		}
+	}
+	b.WriteString("\r\n")
+	return []byte(b.String())
+}
+
+// h2Header is an HTTP/2 response header in HTTP/1.1 form: an HTTP/1.1
+// status line, and the fields as received (names in lower case, as HTTP/2
+// sends them), sorted by name (net/http keeps no order).
+func h2Header(resp *http.Response) []byte {
+	reason := strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)))
+	var b bytes.Buffer
+	b.WriteString("HTTP/1.1 " + strconv.Itoa(resp.StatusCode) + " " + reason + "\r\n")
+	for _, k := range slices.Sorted(maps.Keys(resp.Header)) {
+		name := strings.ToLower(k)
+		for _, v := range resp.Header[k] {
+			b.WriteString(name + ": " + v + "\r\n")
+		}
+	}
+	b.WriteString("\r\n")
+	return b.Bytes()
 }
 
 // exactRequest returns the request message in wrote, up to and including

@@ -10,6 +10,7 @@ import (
 	"net/http/httptrace"
 	"net/textproto"
 	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -69,11 +70,11 @@ func New(cfg Config) (*Client, error) {
 		c.direct.Control = guardControl
 	}
 
-	// HTTP/1.1 only: the WARC records we write hold HTTP/1.1 messages, and
-	// an HTTP/2 exchange has no such wire form to archive (WARC 1.1 does
-	// not define one). Turning HTTP/2 on later means a translation step in
-	// the capture, not just this flag. ALPN offers only http/1.1, both in
-	// dialTLS and in the TLS the transport runs inside proxy tunnels.
+	// HTTP/2 only when cfg.HTTP2: WARC 1.1 defines no archival form of an
+	// HTTP/2 exchange, so the capture translates one into HTTP/1.1 form
+	// (capture.result) and the archive says so (WARC-Protocol: h2).
+	// Otherwise ALPN offers only http/1.1, both in dialTLS and in the TLS
+	// the transport runs inside proxy tunnels.
 	// net/http pools the connections of every http:// URL sent through an
 	// HTTP proxy under one key (the proxy), so through a proxy the
 	// per-host idle limit is a limit on the whole crawl: with more workers
@@ -85,17 +86,24 @@ func New(cfg Config) (*Client, error) {
 	}
 	protocols := new(http.Protocols)
 	protocols.SetHTTP1(true)
+	protocols.SetHTTP2(cfg.HTTP2)
+	alpn := []string{"http/1.1"}
+	if cfg.HTTP2 {
+		alpn = []string{"h2", "http/1.1"}
+	}
 	c.transport = &http.Transport{
 		Proxy: func(r *http.Request) (*url.URL, error) { return c.proxies.forURL(r.URL), nil },
 		// Every connection is wrapped for the capture; https ones are
 		// set up by dialTLS so the wrapper sits above TLS.
-		DialContext:       c.dialRecorded,
-		DialTLSContext:    c.dialTLS,
-		ForceAttemptHTTP2: false,
+		DialContext:    c.dialRecorded,
+		DialTLSContext: c.dialTLS,
+		// With a custom DialTLSContext, net/http speaks HTTP/2 only when
+		// forced to; the connection dialTLS returns is then a *tls.Conn.
+		ForceAttemptHTTP2: cfg.HTTP2,
 		Protocols:         protocols,
 		TLSClientConfig: &tls.Config{
 			MinVersion: tls.VersionTLS12,
-			NextProtos: []string{"http/1.1"},
+			NextProtos: alpn,
 			RootCAs:    cfg.RootCAs,
 		},
 		TLSHandshakeTimeout:    cfg.TLSHandshakeTimeout,
@@ -192,10 +200,19 @@ func (c *Client) Fetch(ctx context.Context, req Request) (*Response, error) {
 	// origin-form. That is what net/http does (persistConn.isProxy).
 	absolute := proxy != nil && u.Scheme == "http" && (proxy.Scheme == "http" || proxy.Scheme == "https")
 	w := capt.result(hreq, resp, body, truncated != "", absolute)
+	tlsVersion := ""
+	switch {
+	case resp.TLS != nil:
+		tlsVersion = tlsName(resp.TLS.Version)
+	case proxy == nil && u.Scheme == "https":
+		tlsVersion = w.tls // the connection dialTLS made
+	}
 	return &Response{
 		URL:          req.URL,
 		Status:       resp.StatusCode,
 		Proto:        resp.Proto,
+		Protocol:     protocolName(resp),
+		TLSVersion:   tlsVersion,
 		Header:       resp.Header,
 		Body:         body,
 		Truncated:    truncated,
@@ -270,4 +287,29 @@ func readBody(resp *http.Response, limit int64) (body []byte, truncated string, 
 		return body, TruncatedLength, nil
 	}
 	return body, "", err
+}
+
+// protocolName is resp's protocol as ALPN and the WARC-Protocol field
+// name it: "h2", "http/1.1", "http/1.0".
+func protocolName(resp *http.Response) string {
+	if resp.ProtoMajor == 2 {
+		return "h2"
+	}
+	return "http/" + strconv.Itoa(resp.ProtoMajor) + "." + strconv.Itoa(resp.ProtoMinor)
+}
+
+// tlsName is a TLS version as the WARC-Protocol field names it
+// ("tls/1.3"), "" for none.
+func tlsName(v uint16) string {
+	switch v {
+	case tls.VersionTLS10:
+		return "tls/1.0"
+	case tls.VersionTLS11:
+		return "tls/1.1"
+	case tls.VersionTLS12:
+		return "tls/1.2"
+	case tls.VersionTLS13:
+		return "tls/1.3"
+	}
+	return ""
 }

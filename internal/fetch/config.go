@@ -95,6 +95,11 @@ type Config struct {
 	// addresses instead of asking DNS (curl's --resolve). The SSRF guard
 	// still applies to the fixed address.
 	Overrides []Override
+	// HTTP2 offers HTTP/2 ("h2") besides HTTP/1.1 by ALPN on TLS
+	// connections; a server that picks it is spoken to in HTTP/2, and the
+	// exchange is archived in HTTP/1.1 form (Response.Protocol "h2",
+	// Reserialized). Off, only http/1.1 is offered.
+	HTTP2 bool
 	// RootCAs verifies servers' certificates; nil means the system's
 	// roots. cmd/godwit passes the system pool plus --ca-cert.
 	RootCAs *x509.CertPool

@@ -126,9 +126,10 @@ func (c *Client) dialRecorded(ctx context.Context, network, addr string) (net.Co
 
 // dialTLS is the transport's DialTLSContext, used for https targets
 // reached directly and for https proxies: dial as dialRecorded does, then
-// the TLS handshake with the transport's TLS settings, offering only
-// HTTP/1.1 by ALPN. The recorder wraps the *tls.Conn, so it sees the
-// plaintext HTTP messages.
+// the TLS handshake with the transport's TLS settings, offering HTTP/1.1
+// by ALPN, and h2 too when Config.HTTP2. The recorder wraps the *tls.Conn
+// of an HTTP/1.1 connection, so it sees the plaintext HTTP messages; an
+// h2 connection is returned bare, as net/http needs it.
 func (c *Client) dialTLS(ctx context.Context, network, addr string) (net.Conn, error) {
 	conn, err := c.dial(ctx, network, addr)
 	if err != nil {
@@ -148,7 +149,13 @@ func (c *Client) dialTLS(ctx context.Context, network, addr string) (net.Conn, e
 		}
 		cfg.ServerName = host
 	}
-	cfg.NextProtos = []string{"http/1.1"}
+	for _, p := range c.proxyAddrs {
+		if strings.EqualFold(addr, p) {
+			// An https proxy is spoken to in HTTP/1.1 (CONNECT, or
+			// absolute-form requests): net/http has no HTTP/2 proxies.
+			cfg.NextProtos = []string{"http/1.1"}
+		}
+	}
 	tc := tls.Client(conn, cfg)
 
 	hctx, cancel := ctx, context.CancelFunc(func() {})
@@ -161,9 +168,15 @@ func (c *Client) dialTLS(ctx context.Context, network, addr string) (net.Conn, e
 		if cause := context.Cause(hctx); errors.Is(cause, errTLSHandshakeTimeout) && ctx.Err() == nil {
 			return nil, fmt.Errorf("%w: %w", cause, err)
 		}
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", errTLSHandshake, err)
 	}
-	return &recConn{Conn: tc}, nil
+	state := tc.ConnectionState()
+	if state.NegotiatedProtocol == "h2" {
+		// net/http speaks HTTP/2 only on a *tls.Conn; the capture
+		// rebuilds the exchange from what the transport parsed.
+		return tc, nil
+	}
+	return &recConn{Conn: tc, tls: state.Version}, nil
 }
 
 // errTLSHandshakeTimeout says TLSHandshakeTimeout ran out.

@@ -12,13 +12,16 @@
 // # Invariants
 //
 //   - A Client is safe for concurrent use by many goroutines. It holds one
-//     http.Transport (HTTP/1.1 only, keep-alive, bounded idle connections,
+//     http.Transport (HTTP/1.1, HTTP/2 too when Config.HTTP2, keep-alive,
+//     bounded idle connections,
 //     no transparent decompression) and never uses http.DefaultClient.
 //     New starts no goroutines; Close closes idle connections, and the
 //     owner calls it once no Fetch is running.
 //   - Fetch returns either a Response or an error, never both. Any HTTP
 //     status is a Response. Errors wrap a sentinel or a network error and
-//     map to Transient, Permanent or Policy with Classify.
+//     map to Transient, Permanent or Policy with Classify. TLSKind names
+//     a TLS failure (unknown authority, expired, name mismatch, other
+//     certificate problem, handshake timeout, protocol).
 //   - Response.Body is at most Config.MaxBodyBytes long and exactly what
 //     the server sent after de-chunking; when a limit cut it,
 //     Response.Truncated says which ("length" or "time") and the bytes
@@ -65,6 +68,11 @@
 // Response.Reserialized says so. In both cases reading RawHeader followed
 // by RawBody as an HTTP response gives Body.
 //
-// HTTP/2 is off: WARC stores HTTP/1.1 messages, so TLS offers only
-// http/1.1 by ALPN.
+// HTTP/2 is off unless Config.HTTP2: then TLS offers h2 and http/1.1 by
+// ALPN, and an h2 connection is handed to net/http bare (it speaks HTTP/2
+// only on a *tls.Conn), so nothing is recorded on it: the exchange is
+// rebuilt in HTTP/1.1 form (Response.Reserialized, Response.Protocol
+// "h2"; see Response.RawRequest). Response.Protocol and
+// Response.TLSVersion name the protocols for the archive's WARC-Protocol
+// fields.
 package fetch

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -88,6 +89,12 @@ func Classify(err error) Class {
 	case isTLSPermanent(err):
 		return Permanent
 	}
+	switch TLSKind(err) {
+	case TLSProtocol:
+		return Permanent // the server will not speak our TLS next time either
+	case TLSHandshakeTimeout:
+		return Transient
+	}
 
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
@@ -112,6 +119,83 @@ func isTLSPermanent(err error) bool {
 	return errors.As(err, &verify) || errors.As(err, &unknown) ||
 		errors.As(err, &invalid) || errors.As(err, &hostname) ||
 		errors.As(err, &record)
+}
+
+// TLS failure kinds, as TLSKind returns them: the names used in the crawl's
+// summary, the admin API and the metrics.
+const (
+	// TLSUnknownAuthority: the chain does not lead to a trusted root
+	// (self-signed, a private CA, a missing intermediate).
+	TLSUnknownAuthority = "unknown-authority"
+	// TLSExpired: a certificate of the chain has expired or is not yet
+	// valid.
+	TLSExpired = "expired"
+	// TLSNameMismatch: the certificate is not for the host name asked.
+	TLSNameMismatch = "name-mismatch"
+	// TLSInvalid: any other reason the chain does not verify (a leaf
+	// used as a CA, a constraint violated, an unusable key usage).
+	TLSInvalid = "invalid-certificate"
+	// TLSHandshakeTimeout: the handshake did not finish within
+	// Config.TLSHandshakeTimeout.
+	TLSHandshakeTimeout = "handshake-timeout"
+	// TLSProtocol: the peers did not agree on TLS: an alert from the
+	// server (no common version or cipher suite, handshake failure), a
+	// version or message we refuse, or a server that does not speak TLS.
+	TLSProtocol = "protocol"
+)
+
+// TLSKinds lists the TLS failure kinds in the order summaries print them.
+var TLSKinds = []string{TLSUnknownAuthority, TLSExpired, TLSNameMismatch, TLSInvalid, TLSHandshakeTimeout, TLSProtocol}
+
+// errTLSHandshake marks an error from the TLS handshake of a connection
+// dialTLS made, so that the failures the tls package reports only as
+// text ("tls: server selected unsupported protocol version") are still
+// known to be TLS failures.
+var errTLSHandshake = errors.New("tls handshake")
+
+// TLSKind says what kind of TLS failure err is (one of TLSKinds), or ""
+// when it is not a TLS failure. A connection closed or reset during the
+// handshake is not one: that is the network's (and Transient).
+func TLSKind(err error) string {
+	var (
+		unknown  x509.UnknownAuthorityError
+		invalid  x509.CertificateInvalidError
+		hostname x509.HostnameError
+		record   tls.RecordHeaderError
+		alert    tls.AlertError
+		op       *net.OpError
+	)
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &unknown):
+		return TLSUnknownAuthority
+	case errors.As(err, &hostname):
+		return TLSNameMismatch
+	case errors.As(err, &invalid):
+		if invalid.Reason == x509.Expired {
+			return TLSExpired
+		}
+		return TLSInvalid
+	case errors.Is(err, errTLSHandshakeTimeout):
+		return TLSHandshakeTimeout
+	case strings.Contains(err.Error(), "net/http: TLS handshake timeout"):
+		// The transport's own handshake, inside a proxy tunnel.
+		return TLSHandshakeTimeout
+	case errors.As(err, &record), errors.As(err, &alert):
+		return TLSProtocol
+	case errors.As(err, &op) && op.Op == "remote error":
+		// An alert from the peer (tls.Conn reports them so).
+		return TLSProtocol
+	case errors.Is(err, errTLSHandshake):
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+			errors.Is(err, syscall.ECONNRESET) || errors.Is(err, context.Canceled) ||
+			errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
+			return ""
+		}
+		return TLSProtocol
+	}
+	return ""
 }
 
 // Reason says in a few words, for a person, why a request failed: "no such
@@ -139,10 +223,10 @@ func Reason(err error) string {
 		return "connection reset"
 	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
 		return "host unreachable"
+	case TLSKind(err) != "":
+		return "TLS failed (" + TLSKind(err) + "): " + unwrapped(err)
 	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
 		return "timed out"
-	case isTLSPermanent(err):
-		return "TLS failed: " + unwrapped(err)
 	}
 	return unwrapped(err)
 }

@@ -23,8 +23,16 @@ type Response struct {
 	URL string
 	// Status is the HTTP status code; any code is a Response, not an error.
 	Status int
-	// Proto is the response protocol, "HTTP/1.1" or "HTTP/1.0".
+	// Proto is the response protocol, "HTTP/1.1", "HTTP/1.0" or
+	// "HTTP/2.0".
 	Proto string
+	// Protocol is the same as ALPN and the WARC-Protocol field name it:
+	// "http/1.1", "http/1.0" or "h2".
+	Protocol string
+	// TLSVersion is the TLS version of the connection to the server
+	// ("tls/1.2", "tls/1.3"), "" for plain HTTP. Through a proxy it is
+	// known only for https URLs (the tunnel's TLS is godwit's own).
+	TLSVersion string
 	// Header is the parsed response header. net/http canonicalizes names
 	// and removes Transfer-Encoding, Trailer, a Content-Length that came
 	// with chunked coding, and "Connection: close" on HTTP/1.1 (RawHeader
@@ -58,7 +66,12 @@ type Response struct {
 	// Re-serialized (Reserialized true): the bytes on the connection were
 	// not HTTP in the clear (https through a proxy's CONNECT tunnel or a
 	// socks proxy: we only see the TLS records), or did not hold what the
-	// transport parsed (a recording cut by its memory bound, say). Then
+	// transport parsed (a recording cut by its memory bound, say), or
+	// the exchange was HTTP/2 (Protocol "h2"), which has no HTTP/1.1
+	// bytes: its request is written as an HTTP/1.1 request line, "host"
+	// from :authority and the fields in the order and lower case
+	// written, its response as an HTTP/1.1 status line and the fields
+	// received, lower case (as HTTP/2 sends them), sorted by name. Then
 	// RawRequest is rebuilt from the header fields net/http wrote,
 	// RawHeader is re-serialized from Header, and RawBody is Body.
 	//

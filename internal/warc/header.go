@@ -24,8 +24,12 @@ const (
 	FieldProfile               = "WARC-Profile"
 	FieldWarcinfoID            = "WARC-Warcinfo-ID"
 	FieldFilename              = "WARC-Filename"
-	FieldContentType           = "Content-Type"
-	FieldContentLength         = "Content-Length"
+	// FieldProtocol names a protocol of the exchange, one field per
+	// protocol, application first ("h2", "http/1.1", then "tls/1.3"):
+	// the IIPC WARC-Protocol proposal (iipc/warc-specifications#42).
+	FieldProtocol      = "WARC-Protocol"
+	FieldContentType   = "Content-Type"
+	FieldContentLength = "Content-Length"
 )
 
 // Record types defined by WARC 1.1 (section 6).
