@@ -64,7 +64,8 @@ type Frontier struct {
 	// something may be due.
 	earliestDue time.Time
 	opic        opic
-	re          *recrawler // nil: one pass
+	unsaved     unsavedCash // OPIC cash not yet in its records (cash.go)
+	re          *recrawler  // nil: one pass
 	// hostCapacity is the sum over hosts of one request per politeness
 	// cycle (hostRecord.capacity): requests per second.
 	hostCapacity float64
@@ -402,9 +403,20 @@ func (f *Frontier) Close() error {
 	if f.closed {
 		return nil
 	}
+	var err error
+	if len(f.unsaved.delta) > 0 {
+		b := f.db.NewBatch()
+		if err = f.saveCash(b); err == nil {
+			err = f.commit(b, nil)
+		} else {
+			b.Discard()
+		}
+	}
 	f.closed = true
 	f.broadcast()
-	err := f.saveBloom()
+	if serr := f.saveBloom(); err == nil {
+		err = serr
+	}
 	if cerr := f.db.Close(); err == nil {
 		err = cerr
 	}
@@ -455,18 +467,28 @@ func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 			if d, ok := f.recent.depth(kh); ok && f.re == nil && l.Hints == (crawl.Hints{}) && (l.Embed > 0 || l.Depth >= d) {
 				continue // finished, and this link changes nothing (recent.go)
 			}
-			v, ok, err := f.db.Get(uk)
-			if err != nil {
-				b.Discard()
-				return added, err
-			}
-			if ok {
-				rec, err := decodeURLRecord(v)
+			rec, ok := f.unsaved.record(uk) // kept with its unsaved cash (cash.go)
+			if !ok {
+				v, found, err := f.db.Get(uk)
 				if err != nil {
 					b.Discard()
 					return added, err
 				}
-				changed := f.take(&rec, l)
+				if found {
+					if rec, err = decodeURLRecord(v); err != nil {
+						b.Discard()
+						return added, err
+					}
+					if rec.state == urlQueued {
+						rec.cash += f.unsaved.get(uk) // the view (cash.go)
+					}
+				}
+				ok = found
+			}
+			if ok {
+				var err error
+				hinted, cashed := f.take(&rec, l)
+				changed := hinted || cashed
 				switch {
 				case l.Depth < rec.depth && l.Embed == 0:
 					// (A requisite has its page's depth, not a
@@ -476,10 +498,10 @@ func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 				case rec.state == urlDone && f.re == nil:
 					f.recent.put(kh, rec.depth)
 					if changed {
-						err = f.settle(b, dirty, uk, rec, l)
+						err = f.settle(b, dirty, uk, rec, l, !hinted)
 					}
 				case changed:
-					err = f.settle(b, dirty, uk, rec, l)
+					err = f.settle(b, dirty, uk, rec, l, !hinted)
 				}
 				if err != nil {
 					b.Discard()
@@ -509,6 +531,12 @@ func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 		dirty[h] = struct{}{}
 		added++
 	}
+	if f.unsaved.due(f.now()) {
+		if err := f.saveCash(b); err != nil {
+			b.Discard()
+			return added, err
+		}
+	}
 	if b.Empty() {
 		b.Discard() // every link was seen, none by a shorter path
 		return 0, nil
@@ -529,7 +557,7 @@ func (f *Frontier) enqueue(b *kv.Batch, h *host, uk []byte, t crawl.Task, rec ur
 	qk := queueKey(h.name, prio, seq)
 	b.Set(qk, encodeTask(t))
 	rec.state, rec.prio, rec.seq = urlQueued, prio, seq
-	b.Set(uk, rec.encode())
+	f.putURL(b, uk, rec)
 	h.rec.queued++
 	f.counts.queued++
 	if prio == revisitBand {
@@ -581,14 +609,14 @@ func (f *Frontier) shorterPath(b *kv.Batch, dirty map[*host]struct{}, uk []byte,
 				ls.item.task = t
 			}
 			b.Set(oldKey, encodeTask(t))
-			b.Set(uk, rec.encode())
+			f.putURL(b, uk, rec)
 			return nil
 		}
 		// Queued: move it to its new band.
 		return f.move(b, dirty, uk, &rec, l.Host, improve, f.band(rec))
 	case urlDone:
 		if rec.capture == nil {
-			b.Set(uk, rec.encode()) // nothing archived: nothing to follow again
+			f.putURL(b, uk, rec) // nothing archived: nothing to follow again
 			return nil
 		}
 		h, err := f.activeHost(l.Host)
@@ -647,7 +675,9 @@ func (f *Frontier) commit(b *kv.Batch, dirty map[*host]struct{}) error {
 	c = binary.AppendUvarint(c, f.counts.hosts)
 	c = binary.AppendUvarint(c, f.counts.due)
 	c = binary.AppendUvarint(c, f.counts.revisits)
-	c = binary.LittleEndian.AppendUint64(c, math.Float64bits(f.opic.total))
+	// Without the unsaved cash: the stored total is the sum of the stored
+	// records (cash.go).
+	c = binary.LittleEndian.AppendUint64(c, math.Float64bits(f.opic.total-f.unsaved.sum))
 	c = binary.LittleEndian.AppendUint64(c, math.Float64bits(f.hostCapacity))
 	b.Set(metaKey("counts"), c)
 	return b.Commit(false)
@@ -939,7 +969,7 @@ func (f *Frontier) apply(id uint64, ls *lease, out crawl.Outcome, m crawl.Positi
 // visit when recrawling, or its next attempt. f.mu must be held.
 func (f *Frontier) finish(b *kv.Batch, ls *lease, t crawl.Task, uk []byte, out crawl.Outcome) error {
 	h := ls.host
-	rec, err := f.urlRecord(h.name, t.Key)
+	rec, err := f.urlView(h.name, t.Key) // written below, in every case
 	if err != nil {
 		return err
 	}
@@ -999,7 +1029,7 @@ func (f *Frontier) finish(b *kv.Batch, ls *lease, t crawl.Task, uk []byte, out c
 		f.enqueue(b, h, uk, t, rec, f.band(rec))
 		return nil
 	}
-	b.Set(uk, rec.encode())
+	f.putURL(b, uk, rec)
 	return nil
 }
 
@@ -1238,7 +1268,7 @@ func (f *Frontier) Hosts(sortBy string, limit int) ([]crawl.HostInfo, error) {
 func (f *Frontier) URL(host, key string) (info crawl.URLInfo, ok bool, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	rec, err := f.urlRecord(host, key)
+	rec, err := f.urlView(host, key)
 	if err != nil || rec.state == 0 {
 		return crawl.URLInfo{}, false, err
 	}
@@ -1285,7 +1315,9 @@ func (f *Frontier) URL(host, key string) (info crawl.URLInfo, ok bool, err error
 // (docs/formats.md); they must be done with it before Close.
 func (f *Frontier) Store() *kv.DB { return f.db }
 
-// urlRecord reads the stored record of one URL key.
+// urlRecord reads the stored record of one URL key, without its unsaved
+// OPIC cash (see urlView). A caller that writes it back does so with
+// storeURL (cash.go).
 func (f *Frontier) urlRecord(host, key string) (urlRecord, error) {
 	v, ok, err := f.db.Get(urlKey(host, key))
 	if err != nil || !ok {

@@ -58,33 +58,40 @@ func sitemapPriority(v uint16) (p float64, has bool) {
 }
 
 // take applies what a link to a known URL brings to its record: its
-// cash, and a sitemap's hints. It reports whether rec changed; the
-// caller writes it (settle, or shorterPath). A fetched URL takes cash
-// only when it will be fetched again (recrawl); otherwise the cash is
-// dropped, and left out of the total. f.mu must be held.
-func (f *Frontier) take(rec *urlRecord, l crawl.Link) bool {
-	changed := f.hint(rec, l.Hints)
+// cash, and a sitemap's hints. It reports whether the hints changed rec
+// and whether the cash did; the caller writes it (settle, or
+// shorterPath). A fetched URL takes cash only when it will be fetched
+// again (recrawl); otherwise the cash is dropped, and left out of the
+// total. f.mu must be held.
+func (f *Frontier) take(rec *urlRecord, l crawl.Link) (hinted, cashed bool) {
+	hinted = f.hint(rec, l.Hints)
 	if l.Cash > 0 && (rec.state == urlQueued || f.re != nil) {
 		rec.cash += l.Cash
 		f.opic.total += l.Cash
-		changed = true
+		cashed = true
 	}
-	return changed
+	return hinted, cashed
 }
 
-// settle writes a known URL's changed record (rec, under key uk) to b. A
-// queued URL whose band rose moves to the back of its new band. f.mu
-// must be held.
-func (f *Frontier) settle(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec urlRecord, l crawl.Link) error {
+// settle writes a known URL's changed record (rec, under key uk, with
+// its unsaved cash) to b. A queued URL whose band rose moves to the back
+// of its new band; one that only took cash (cashOnly) and stays in its
+// band keeps the link's cash unsaved instead (cash.go). f.mu must be
+// held.
+func (f *Frontier) settle(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec urlRecord, l crawl.Link, cashOnly bool) error {
 	if rec.state != urlQueued || rec.prio == revisitBand || f.leased[l.Key] != nil {
-		b.Set(uk, rec.encode())
+		f.putURL(b, uk, rec)
 		return nil
 	}
 	prio := f.band(rec)
 	if prio >= rec.prio {
 		// Bands only rise with cash; a lower one (the average grew
 		// meanwhile) is not worth a move.
-		b.Set(uk, rec.encode())
+		if cashOnly && !f.shards.partial {
+			f.unsaved.add(uk, l.Cash, rec, f.now())
+			return nil
+		}
+		f.putURL(b, uk, rec)
 		return nil
 	}
 	return f.move(b, dirty, uk, &rec, l.Host, nil, prio)
@@ -117,7 +124,7 @@ func (f *Frontier) move(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec *u
 	oldKey, t, ok, err := f.queuedTask(hostName, *rec)
 	if err != nil || !ok {
 		if err == nil {
-			b.Set(uk, rec.encode()) // its entry was completed in this batch's past
+			f.putURL(b, uk, *rec) // its entry was completed in this batch's past
 		}
 		return err
 	}

@@ -438,7 +438,7 @@ func (f *Frontier) promote(now time.Time) error {
 				// Queued meanwhile (a replay, found again by a shorter
 				// path): its completion schedules it again.
 				rec.nextVisit = time.Time{}
-				b.Set(uk, rec.encode())
+				f.storeURL(b, uk, rec)
 				continue
 			}
 			if rec.state == 0 {
@@ -515,7 +515,7 @@ func (f *Frontier) discoveryHead(h *host) (*item, error) {
 // leasedURL returns the record of the URL item leases, and counts the
 // lease in the revisit share and lag. f.mu must be held.
 func (f *Frontier) leasedURL(h *host, it *item, now time.Time) (urlRecord, error) {
-	rec, err := f.urlRecord(h.name, it.task.Key)
+	rec, err := f.urlView(h.name, it.task.Key) // the lease hands on its unsaved cash too
 	if err != nil || f.re == nil {
 		return rec, err
 	}
@@ -638,7 +638,7 @@ func (f *Frontier) replan(now time.Time) error {
 			b.Delete(append([]byte(nil), it.Key()...))
 			b.Set(dueKey(hostName, next, key), append([]byte(nil), it.Value()...))
 			rec.nextVisit, rec.interval = next, iv
-			b.Set(urlKey(hostName, key), rec.encode())
+			f.storeURL(b, urlKey(hostName, key), rec)
 			if earliest.IsZero() || next.Before(earliest) {
 				earliest = next
 			}

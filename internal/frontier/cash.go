@@ -1,0 +1,181 @@
+package frontier
+
+import (
+	"time"
+
+	"github.com/godwit-crawler/godwit/internal/kv"
+)
+
+// unsavedCash holds OPIC cash that links brought to queued URLs and that
+// is not yet written to their records (docs/frontier.md, "Importance").
+// Before it, every link to a queued URL read the URL's record, added the
+// link's cash and wrote the record back: one Pebble write (a memtable
+// insert, ~1–2 µs) per link, most of them to the same few URLs of a
+// site's navigation. Now a link whose cash does not raise the URL's band
+// only adds to a delta in memory; the record is written when something
+// else changes it (a band rise, a shorter path, a sitemap hint, its
+// lease's completion), and all deltas are written when there are
+// maxUnsavedURLs of them, when the oldest is maxUnsavedAge old, and at
+// Close.
+//
+// The URL's record, as it stands with the delta, is kept with it, so
+// that the next link to the URL costs no store read either (a Pebble
+// point read, ~3 µs, was the largest part of Add's time for such links).
+//
+// A delta is additive on top of whatever the store holds. Every write of
+// a URL record goes through one of two functions: putURL for a record
+// that includes the delta (read through urlView, or the view add builds),
+// which forgets the delta; storeURL for a record read from the store
+// without it, which keeps the delta (it still applies) but forgets the
+// kept record (no longer what the store holds).
+//
+// Crash safety: the counts record stores the total minus the unsaved
+// cash, so after a kill -9 the stored records and the stored total agree
+// as if the lost links had carried less cash. A kill -9 loses at most the
+// cash of maxUnsavedAge's links to at most maxUnsavedURLs queued URLs: it
+// changes which band a queued URL waits in (the order of fetches), never
+// whether a URL is queued, fetched or finished.
+//
+// A frontier holding part of a cluster's shards (Options.Partial) applies
+// each shard's events exactly once with their applied positions, and
+// moves shards between nodes by their stored records: it writes cash
+// through, as before.
+type unsavedCash struct {
+	delta map[string]*unsaved // by URL record key (urlKey)
+	sum   float64             // the sum of the deltas
+	since time.Time           // when the oldest delta was made
+}
+
+type unsaved struct {
+	delta float64
+	// rec is the URL's record with the delta, when hasRec: the store's
+	// record plus delta in cash.
+	rec    urlRecord
+	hasRec bool
+}
+
+const (
+	maxUnsavedURLs = 1 << 14
+	maxUnsavedAge  = 5 * time.Second
+)
+
+// get is the unsaved cash of the URL with record key uk.
+func (u *unsavedCash) get(uk []byte) float64 {
+	if len(u.delta) == 0 {
+		return 0
+	}
+	if e := u.delta[string(uk)]; e != nil {
+		return e.delta
+	}
+	return 0
+}
+
+// record is the URL's record with its unsaved cash, when kept.
+func (u *unsavedCash) record(uk []byte) (urlRecord, bool) {
+	if len(u.delta) == 0 {
+		return urlRecord{}, false
+	}
+	if e := u.delta[string(uk)]; e != nil && e.hasRec {
+		return e.rec, true
+	}
+	return urlRecord{}, false
+}
+
+// add keeps cash for the URL with record key uk unsaved; rec is its
+// record with the cash (and any earlier unsaved cash).
+func (u *unsavedCash) add(uk []byte, cash float64, rec urlRecord, now time.Time) {
+	if u.delta == nil {
+		u.delta = make(map[string]*unsaved)
+	}
+	if len(u.delta) == 0 {
+		u.since = now
+	}
+	e := u.delta[string(uk)]
+	if e == nil {
+		e = &unsaved{}
+		u.delta[string(uk)] = e
+	}
+	e.delta += cash
+	e.rec, e.hasRec = rec, true
+	u.sum += cash
+}
+
+// forget drops the delta of uk: a record that includes it was written.
+func (u *unsavedCash) forget(uk []byte) {
+	if len(u.delta) == 0 {
+		return
+	}
+	if e := u.delta[string(uk)]; e != nil {
+		u.sum -= e.delta
+		delete(u.delta, string(uk))
+	}
+}
+
+// stale forgets the kept record of uk, keeping its delta.
+func (u *unsavedCash) stale(uk []byte) {
+	if len(u.delta) == 0 {
+		return
+	}
+	if e := u.delta[string(uk)]; e != nil {
+		e.rec, e.hasRec = urlRecord{}, false
+	}
+}
+
+// due reports whether the deltas must be written.
+func (u *unsavedCash) due(now time.Time) bool {
+	return len(u.delta) >= maxUnsavedURLs || (len(u.delta) > 0 && now.Sub(u.since) >= maxUnsavedAge)
+}
+
+// putURL writes rec, which includes any unsaved cash of its URL, under uk.
+// f.mu must be held.
+func (f *Frontier) putURL(b *kv.Batch, uk []byte, rec urlRecord) {
+	b.Set(uk, rec.encode())
+	f.unsaved.forget(uk)
+}
+
+// storeURL writes rec, read from the store without the URL's unsaved
+// cash, under uk. f.mu must be held.
+func (f *Frontier) storeURL(b *kv.Batch, uk []byte, rec urlRecord) {
+	b.Set(uk, rec.encode())
+	f.unsaved.stale(uk)
+}
+
+// urlView is the URL's record as the store has it, with its unsaved
+// cash. A caller that writes it back must do so with putURL. f.mu must be
+// held.
+func (f *Frontier) urlView(host, key string) (urlRecord, error) {
+	rec, err := f.urlRecord(host, key)
+	if err == nil && rec.state == urlQueued {
+		rec.cash += f.unsaved.get(urlKey(host, key))
+	}
+	return rec, err
+}
+
+// saveCash writes every unsaved delta to its URL's record with b. A URL
+// no longer queued (its record rewritten or removed by a path that did
+// not fold the delta in) does not take it: the delta leaves the total,
+// as it would have left with the record. f.mu must be held.
+func (f *Frontier) saveCash(b *kv.Batch) error {
+	for k, e := range f.unsaved.delta {
+		d := e.delta
+		v, ok, err := f.db.Get([]byte(k))
+		if err != nil {
+			return err
+		}
+		var rec urlRecord
+		if ok {
+			if rec, err = decodeURLRecord(v); err != nil {
+				return err
+			}
+		}
+		if !ok || rec.state != urlQueued {
+			f.opic.total -= d
+		} else {
+			rec.cash += d
+			b.Set([]byte(k), rec.encode())
+		}
+	}
+	clear(f.unsaved.delta)
+	f.unsaved.sum = 0
+	return nil
+}
