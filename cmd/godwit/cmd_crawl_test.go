@@ -49,6 +49,7 @@ func testSettings(t *testing.T, proxyAddr string) crawlSettings {
 	s.Data = t.TempDir()
 	s.Proxy = "http://" + proxyAddr
 	s.Delay = 20 * time.Millisecond
+	s.IPDelay = 5 * time.Millisecond // the default's ratio to the host delay
 	s.Workers = 16
 	s.Timeout = 3 * time.Second // generous: a timed-out page that the server did answer would be refetched, a duplicate from its side
 	s.Robots.Retries = 2
