@@ -36,12 +36,18 @@ type Judge struct {
 	Tolerance time.Duration
 	// IPConcurrency and IPDelay are the crawler's IP budget: at most
 	// IPConcurrency requests in flight to one address (0: no bound) and
-	// starts to it at least IPDelay apart (less Tolerance), over all the
+	// starts to it at least IPDelay apart (less IPTolerance), over all the
 	// hosts it serves. They judge the requests that arrived directly,
 	// grouped by Request.Local; requests through the proxy are not
 	// judged by address.
 	IPConcurrency int
 	IPDelay       time.Duration
+	// IPTolerance forgives IP gaps short of IPDelay by at most this much
+	// (Tolerance does not apply to them). A crawler that spaces the
+	// starts of its leases to an address IPDelay apart is seen a little
+	// short when the later request reaches the server sooner after its
+	// lease than the earlier one did.
+	IPTolerance time.Duration
 	// Revisits says the crawl was asked to fetch pages again (a
 	// continuous crawl): a URL fetched after an answer is then not a
 	// duplicate.
@@ -424,7 +430,7 @@ func (r *Report) judgeIP(ips map[string]*ipTrack, q *Request, j Judge) {
 		if m, ok := r.IPMinGap[q.Local]; !ok || gap < m {
 			r.IPMinGap[q.Local] = gap
 		}
-		if j.IPDelay > 0 && gap < j.IPDelay-j.Tolerance {
+		if j.IPDelay > 0 && gap < j.IPDelay-j.IPTolerance {
 			r.IPGapViolations++
 			r.flag(ViolationIPGap, q, "started %v after the previous request to %s; %v required", gap, q.Local, j.IPDelay)
 		}

@@ -910,7 +910,7 @@ func (f *Frontier) apply(id uint64, ls *lease, out crawl.Outcome, m crawl.Positi
 		delete(f.leases, id)
 		delete(f.leased, ls.item.task.Key)
 		h.leased = false
-		f.endedIP(ls, out.Requested)
+		f.endedIP(ls, out)
 	}
 	b := f.db.NewBatch()
 	f.mark(b, m)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"net/netip"
 	"time"
+
+	"github.com/godwit-crawler/godwit/internal/crawl"
 )
 
 // IP groups: per-IP politeness (docs/frontier.md, "IP budget").
@@ -157,15 +159,31 @@ func (f *Frontier) leasedIP(ls *lease, now time.Time) {
 	f.releaseIP(g)
 }
 
-// endedIP ends a lease's hold on its group: a lease that sent no request
-// gives its start back, if no lease started after it. f.mu must be held.
-func (f *Frontier) endedIP(ls *lease, requested bool) {
+// endedIP ends a lease's hold on its group. A lease that sent no
+// request gives its start back, if no lease started after it. One that
+// did moves the group's next start to IPDelay after the first byte of
+// its answer (its end, without one), when that is later: the server
+// took the request before it answered, so a lease granted from then on
+// starts at least IPDelay after this request reached the server, however
+// long its connection took. (A lease granted while this one was out,
+// with IPConcurrency above 1, is only IPDelay after this lease's start.)
+// f.mu must be held.
+func (f *Frontier) endedIP(ls *lease, out crawl.Outcome) {
 	g := ls.host.ip
 	if g == nil || ls.ipStart.IsZero() {
 		return
 	}
 	g.inflight--
-	if !requested && g.nextStart.Equal(ls.ipStart) {
+	switch {
+	case out.Requested:
+		seen := out.FirstByte
+		if seen.IsZero() {
+			seen = out.End
+		}
+		if !seen.IsZero() {
+			g.nextStart = laterOf(g.nextStart, seen.Add(f.ipc.delay))
+		}
+	case g.nextStart.Equal(ls.ipStart):
 		g.nextStart = ls.ipPrev
 	}
 	f.releaseIP(g)

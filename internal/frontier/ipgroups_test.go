@@ -201,3 +201,22 @@ func TestIPDelayNoRequest(t *testing.T) {
 		}
 	})
 }
+
+// TestIPDelayFromFirstByte: a lease whose request reached the server
+// late (its answer's first byte came 2s after the lease) holds its
+// address IPDelay from that first byte, not from the lease.
+func TestIPDelayFromFirstByte(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := openIP(t, time.Second, 1, 3*time.Second, map[string]string{"a": "10.0.0.1", "b": "10.0.0.1"})
+		f.Add(t.Context(), []crawl.Link{link("a", 1), link("b", 1)})
+		start := time.Now()
+		l := mustNext(t, f)
+		time.Sleep(2 * time.Second)
+		f.Complete(t.Context(), l, crawl.Outcome{Disposition: crawl.Done, Requested: true,
+			Start: start.Add(time.Second), FirstByte: time.Now(), End: time.Now()})
+		mustNext(t, f)
+		if got := time.Since(start); got != 5*time.Second {
+			t.Errorf("second lease on the address %v after the first, want 5s (3s after its first byte)", got)
+		}
+	})
+}

@@ -325,7 +325,7 @@ func (f *Frontier) dropShard(p uint16) error {
 		if ls.host.shard == p {
 			delete(f.leases, id)
 			delete(f.leased, ls.item.task.Key)
-			f.endedIP(ls, true)
+			f.endedIP(ls, crawl.Outcome{Requested: true})
 		}
 	}
 	for name, h := range f.hosts {
