@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godwit-crawler/godwit/internal/admin"
+	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
+	"github.com/godwit-crawler/godwit/internal/politeness"
 )
 
 // startDirectWeb serves web as an origin on the loopback addresses addrs
@@ -207,4 +210,27 @@ func TestCrawlDirectIPBudget(t *testing.T) {
 		}
 	}
 	t.Logf("IP min gaps %v; %d requests", r.IPMinGap, r.Requests)
+}
+
+// TestHostsShowIPGroup: `godwit hosts` and `hosts show` print a host's IP
+// group and that it waits for its IP; the API carries both.
+func TestHostsShowIPGroup(t *testing.T) {
+	now := time.Now()
+	info := crawl.HostInfo{Name: "h1.example", Queued: 3, NextReady: now.Add(time.Second),
+		Waiting: politeness.ReasonIP, IPGroup: "192.0.2.7"}
+	h := (&backend{now: time.Now}).host(info, 0)
+	if h.IPGroup != "192.0.2.7" || h.Waiting != "ip" {
+		t.Fatalf("API host = %+v, want IP group 192.0.2.7 waiting for ip", h)
+	}
+	var show, list strings.Builder
+	printHost(&show, h, now)
+	if !strings.Contains(show.String(), "IP group") || !strings.Contains(show.String(), "192.0.2.7") ||
+		!strings.Contains(show.String(), "(ip)") {
+		t.Errorf("hosts show:\n%s\nwant its IP group and the wait for it", show.String())
+	}
+	printHosts(&list, []admin.Host{h}, now)
+	lines := strings.Split(strings.TrimSpace(list.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "IP") || !strings.Contains(lines[1], "192.0.2.7") || !strings.Contains(lines[1], " ip ") {
+		t.Errorf("hosts:\n%s\nwant an IP column with 192.0.2.7 and the wait", list.String())
+	}
 }

@@ -1362,6 +1362,8 @@ func (f *Frontier) Stats() crawl.FrontierStats {
 		Ready:       ready,
 		Waiting:     len(f.ready) - ready,
 		Blocked:     len(f.blocked),
+		WaitingIP:   f.waitingIP(now),
+		IPGroups:    len(f.groups),
 		Queued:      int(f.counts.queued),
 		InFlight:    len(f.leases),
 		Hosts:       int(f.counts.hosts),

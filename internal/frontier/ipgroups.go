@@ -260,6 +260,19 @@ func (f *Frontier) gcIP(g *ipGroup) {
 
 const gcSweep = 4096
 
+// waitingIP counts the hosts held back by their groups: parked, or
+// released but gated later than their own ready time. f.mu must be held.
+func (f *Frontier) waitingIP(now time.Time) int {
+	n := 0
+	for _, g := range f.groups {
+		n += len(g.parked)
+		if h := g.released; h != nil && h.ipReady.After(now) && h.ipReady.After(h.rec.readyAt) {
+			n++
+		}
+	}
+	return n
+}
+
 // IPGroup is what the frontier knows of one address's budget.
 type IPGroup struct {
 	Key      string // the address (IPv4) or /64 prefix (IPv6)

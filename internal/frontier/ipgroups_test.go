@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/politeness"
@@ -217,6 +222,51 @@ func TestIPDelayFromFirstByte(t *testing.T) {
 		mustNext(t, f)
 		if got := time.Since(start); got != 5*time.Second {
 			t.Errorf("second lease on the address %v after the first, want 5s (3s after its first byte)", got)
+		}
+	})
+}
+
+// TestIPMetrics: a host held back by its address shows in the hosts
+// gauge as waiting_ip, and in Stats; the groups are counted.
+func TestIPMetrics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := openIP(t, time.Millisecond, 1, 0, map[string]string{"a": "10.0.0.1", "b": "10.0.0.1", "c": "10.0.0.2"})
+		reg := prometheus.NewPedanticRegistry()
+		if err := f.RegisterMetrics(reg); err != nil {
+			t.Fatal(err)
+		}
+		f.Add(t.Context(), []crawl.Link{link("a", 1), link("b", 1), link("c", 1), link("c", 2)})
+		mustNext(t, f) // a or b
+		mustNext(t, f) // c
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		if l, err := f.Next(ctx); err == nil {
+			t.Fatalf("leased %s", l.Task.Host)
+		}
+		if s := f.Stats(); s.WaitingIP != 1 || s.IPGroups != 2 {
+			t.Errorf("Stats() = %+v, want 1 host waiting for its IP and 2 groups", s)
+		}
+		want := `
+# HELP godwit_hosts Hosts by state.
+# TYPE godwit_hosts gauge
+godwit_hosts{state="active"} 3
+godwit_hosts{state="blocked"} 0
+godwit_hosts{state="known"} 3
+godwit_hosts{state="ready"} 0
+godwit_hosts{state="waiting"} 0
+godwit_hosts{state="waiting_ip"} 1
+# HELP godwit_ip_groups IP addresses (IPv6: /64 prefixes) the active hosts resolved to, each with its IP budget.
+# TYPE godwit_ip_groups gauge
+godwit_ip_groups 2
+`
+		if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "godwit_hosts", "godwit_ip_groups"); err != nil {
+			t.Error(err)
+		}
+		groups := f.IPGroups()
+		slices.SortFunc(groups, func(a, b IPGroup) int { return strings.Compare(a.Key, b.Key) })
+		if len(groups) != 2 || groups[0] != (IPGroup{Key: "10.0.0.1", Hosts: 2, InFlight: 1, Parked: 1}) ||
+			groups[1] != (IPGroup{Key: "10.0.0.2", Hosts: 1, InFlight: 1}) {
+			t.Errorf("IPGroups() = %+v", groups)
 		}
 	})
 }
