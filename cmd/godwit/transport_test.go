@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/godwit-crawler/godwit/internal/admin"
 	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
@@ -232,5 +234,36 @@ func TestHostsShowIPGroup(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(list.String()), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[0], "IP") || !strings.Contains(lines[1], "192.0.2.7") || !strings.Contains(lines[1], " ip ") {
 		t.Errorf("hosts:\n%s\nwant an IP column with 192.0.2.7 and the wait", list.String())
+	}
+}
+
+// TestIPBudgetSettings: the IP budget comes from its flags and config
+// keys, defaults to 4 and 250ms, and refuses negative values.
+func TestIPBudgetSettings(t *testing.T) {
+	d := defaultSettings()
+	if d.IPConcurrency != 4 || d.IPDelay != 250*time.Millisecond {
+		t.Errorf("defaults %d, %v; want 4, 250ms", d.IPConcurrency, d.IPDelay)
+	}
+	cfg := filepath.Join(t.TempDir(), "godwit.yaml")
+	os.WriteFile(cfg, []byte("ip_concurrency: 2\nip_delay: 1s\n"), 0o644)
+	var f crawlFlags
+	fs := pflag.NewFlagSet("crawl", pflag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse([]string{"--config", cfg, "--ip-delay", "300ms"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := f.settings(fs, nil)
+	if err != nil || s.IPConcurrency != 2 || s.IPDelay != 300*time.Millisecond {
+		t.Errorf("settings = %d, %v, %v; want 2 from the file and 300ms from the flag", s.IPConcurrency, s.IPDelay, err)
+	}
+	for _, bad := range []func(*crawlSettings){
+		func(s *crawlSettings) { s.IPConcurrency = -1 },
+		func(s *crawlSettings) { s.IPDelay = -time.Second },
+	} {
+		s := defaultSettings()
+		bad(&s)
+		if err := s.validate(); err == nil || !strings.Contains(err.Error(), "--ip-") {
+			t.Errorf("validate(%d, %v) = %v, want an --ip- error", s.IPConcurrency, s.IPDelay, err)
+		}
 	}
 }
