@@ -14,7 +14,8 @@ import (
 // Hosts whose names resolve to the same address (IPv4; IPv6 by its /64)
 // share one budget on top of each host's own rules: at most
 // Options.IPConcurrency leases out to the address at once, and at least
-// Options.IPDelay between the starts of two leases to it. The frontier
+// Options.IPDelay between the starts of two leases to it, and after the
+// first byte of each answer from it (see endedIP). The frontier
 // learns a host's address when the host first reaches the front of the
 // ready heap while active: Next drops the lock and asks Options.Resolve
 // (the fetcher's DNS cache, so the fetch that follows finds the answer
@@ -284,9 +285,8 @@ type IPGroup struct {
 	NextStart time.Time
 }
 
-// IPGroups lists the IP groups of the active hosts, and IPBudget the
-// configured bounds (concurrency 0: none; enabled false: no resolver,
-// no IP budget).
+// IPGroups lists the IP groups of the active hosts (and of hosts gone
+// idle whose group's delay still runs), in no order.
 func (f *Frontier) IPGroups() []IPGroup {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -302,11 +302,6 @@ func (f *Frontier) IPGroups() []IPGroup {
 		out = append(out, ig)
 	}
 	return out
-}
-
-// IPBudget reports the frontier's IP budget.
-func (f *Frontier) IPBudget() (concurrency int, delay time.Duration, enabled bool) {
-	return f.ipc.concurrency, f.ipc.delay, f.ipc.on()
 }
 
 // parkHeap orders a group's parked hosts by ready time.
