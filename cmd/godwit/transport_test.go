@@ -189,18 +189,25 @@ func TestTransportConfigKeys(t *testing.T) {
 // to an address overlap another or start too soon after it, and every
 // host's own rules kept. Without the frontier's IP gating the six hosts
 // of an address overlap at once (16 workers, each response 5ms late).
-func TestCrawlDirectIPBudget(t *testing.T) {
-	web, err := fakeweb.New(fakeweb.Config{Hosts: 18, PagesPerHost: 4, Seed: 7, Latency: 5 * time.Millisecond})
+func TestCrawlDirectIPBudget(t *testing.T) { testCrawlDirectIPBudget(t, false) }
+
+// TestCrawlDirectIPBudgetHTTPS is the same over HTTPS, where a new
+// connection's TLS handshake delays a request after its lease.
+func TestCrawlDirectIPBudgetHTTPS(t *testing.T) { testCrawlDirectIPBudget(t, true) }
+
+func testCrawlDirectIPBudget(t *testing.T, https bool) {
+	web, err := fakeweb.New(fakeweb.Config{Hosts: 18, PagesPerHost: 4, Seed: 7, Latency: 5 * time.Millisecond, HTTPS: https})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer web.Close()
 	addrs := []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"}
-	resolve, _ := startDirectWeb(t, web, addrs)
+	resolve, caFile := startDirectWeb(t, web, addrs)
 	s := testSettings(t, "")
 	s.Proxy = ""
 	s.AllowPrivate = true
 	s.Resolve = resolve
+	s.CACert = caFile
 	s.IPConcurrency = 1
 	s.IPDelay = 30 * time.Millisecond
 	crawlInProcess(t, s, web.Seeds())
