@@ -27,7 +27,8 @@
 //     and lease starts to it Options.IPDelay apart and that long after
 //     the first byte of each answer from it (ipgroups.go);
 //   - Next reports crawl.ErrExhausted only when nothing is queued, nothing
-//     is due for a revisit, and no lease is outstanding.
+//     is due for a revisit, no lease is outstanding and no host is out
+//     being resolved.
 //
 // In cluster mode a frontier opened with Options.Partial holds the
 // shards a node owns (shard.go): it applies each shard's log with AddAt

@@ -80,6 +80,9 @@ type Frontier struct {
 	ipc     ipConfig
 	groups  map[string]*ipGroup
 	ipSweep uint64
+	// resolving counts hosts handed to a Next to resolve (out of the
+	// ready heap, not leased): the crawl is not exhausted meanwhile.
+	resolving int
 }
 
 // host is the in-memory state of an active host.
@@ -793,7 +796,7 @@ func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
 	if f.re != nil && f.counts.due > 0 {
 		return crawl.Lease{}, max(f.earliestDue.Sub(f.now()), time.Millisecond), nil
 	}
-	if len(f.leases) == 0 && !f.shards.partial {
+	if len(f.leases) == 0 && f.resolving == 0 && !f.shards.partial {
 		return crawl.Lease{}, 0, crawl.ErrExhausted
 	}
 	return crawl.Lease{}, -1, nil

@@ -95,6 +95,7 @@ func (f *Frontier) gateIP(h *host, now time.Time) (ok bool, err error) {
 	case ipUnknown:
 		heap.Remove(&f.ready, h.heapIndex)
 		h.ipState = ipResolving
+		f.resolving++ // the crawl is not exhausted while a host is out being resolved
 		return false, &needResolve{host: h.name}
 	case ipResolving:
 		return true, nil // not in the heap; cannot happen
@@ -116,6 +117,8 @@ func (f *Frontier) resolveHost(ctx context.Context, name string) error {
 	addrs, rerr := f.ipc.resolve(ctx, name)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.resolving--
+	defer f.broadcast() // a Next waiting on this host may now lease it, or find the crawl exhausted
 	h := f.hosts[name]
 	if h == nil || h.ipState != ipResolving {
 		return nil // dropped, or forgotten and back, meanwhile
@@ -123,7 +126,6 @@ func (f *Frontier) resolveHost(ctx context.Context, name string) error {
 	if ctx.Err() != nil && rerr != nil {
 		h.ipState = ipUnknown // this worker stops; another resolves it
 		f.schedule(h)
-		f.broadcast()
 		return ctx.Err()
 	}
 	h.ipState = ipKnown
@@ -140,7 +142,6 @@ func (f *Frontier) resolveHost(ctx context.Context, name string) error {
 		f.log.Debug("host address unknown; no IP budget for it", "host", name, "err", rerr)
 	}
 	f.schedule(h)
-	f.broadcast()
 	return nil
 }
 

@@ -270,3 +270,51 @@ godwit_ip_groups 2
 		}
 	})
 }
+
+// TestNotExhaustedWhileResolving: while one Next resolves the only host,
+// another does not report the crawl exhausted; it leases the host once
+// its address is known.
+func TestNotExhaustedWhileResolving(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		f, err := Open(Options{Dir: t.TempDir(), Policy: politeness.Policy{Delay: time.Millisecond}, IPConcurrency: 1,
+			Resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
+				<-release
+				return nil, errors.New("no such host")
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		f.Add(t.Context(), []crawl.Link{link("a", 1)})
+		first := make(chan error, 1)
+		go func() {
+			_, err := f.Next(t.Context())
+			first <- err
+		}()
+		synctest.Wait() // the first Next is resolving a
+		second := make(chan error, 1)
+		go func() {
+			_, err := f.Next(t.Context())
+			second <- err
+		}()
+		synctest.Wait()
+		select {
+		case err := <-second:
+			t.Fatalf("second Next returned %v while a was being resolved", err)
+		default:
+		}
+		close(release)
+		if err := <-first; err != nil {
+			t.Errorf("first Next: %v", err)
+		}
+		synctest.Wait()
+		select {
+		case err := <-second:
+			t.Errorf("second Next returned %v with a leased", err)
+		default:
+		}
+		f.Close()
+		<-second
+	})
+}
