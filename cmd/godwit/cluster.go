@@ -86,7 +86,7 @@ func (c clusterSettings) validate() error {
 // what is crawled and how politely. The rest (workers, proxy, timeouts,
 // WARC naming, the object store) may differ from node to node.
 var clusterShared = []string{
-	"scope", "max_depth", "delay", "crawl_delay_cap", "user_agent", "contact",
+	"scope", "max_depth", "delay", "crawl_delay_cap", "ip_concurrency", "ip_delay", "user_agent", "contact",
 	"max_body_bytes", "continuous", "order", "recrawl.", "robots.", "adapt.",
 	"dedup.", "url.", "include.", "exclude.", "traps.",
 }

@@ -198,8 +198,12 @@ func printStatus(out io.Writer, st admin.Status) {
 		humanCount(st.Redirects), humanCount(st.RobotsFetches), humanCount(st.SitemapFetches))
 	fmt.Fprintf(tw, "queue\t%s URLs, %d in flight\n", humanCount(st.QueueDepth), st.InFlight)
 	h := st.Hosts
-	fmt.Fprintf(tw, "hosts\t%s known, %s active (%s ready, %s waiting, %s blocked)\n",
-		humanCount(h.Known), humanCount(h.Active), humanCount(h.Ready), humanCount(h.Waiting), humanCount(h.Blocked))
+	forIP := ""
+	if h.WaitingIP > 0 {
+		forIP = ", " + humanCount(h.WaitingIP) + " for their IP"
+	}
+	fmt.Fprintf(tw, "hosts\t%s known, %s active (%s ready, %s waiting%s, %s blocked)\n",
+		humanCount(h.Known), humanCount(h.Active), humanCount(h.Ready), humanCount(h.Waiting), forIP, humanCount(h.Blocked))
 	classes := make([]string, 0, len(st.Errors))
 	for k := range st.Errors {
 		classes = append(classes, k)
@@ -514,7 +518,7 @@ func printHosts(out io.Writer, hosts []admin.Host, now time.Time) {
 		return
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOST\tQUEUED\tFETCHED\tDELAY\tNEXT\tWAITING\tERRORS\tIN A ROW\tBREAKER\tROBOTS")
+	fmt.Fprintln(tw, "HOST\tQUEUED\tFETCHED\tDELAY\tNEXT\tWAITING\tIP\tERRORS\tIN A ROW\tBREAKER\tROBOTS")
 	for _, h := range hosts {
 		name := h.Name
 		if h.Blocked {
@@ -523,9 +527,9 @@ func printHosts(out io.Writer, hosts []admin.Host, now time.Time) {
 		if h.Policy != nil {
 			name += " *"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", name, humanCount(h.Queued), humanCount(h.Fetched),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", name, humanCount(h.Queued), humanCount(h.Fetched),
 			humanDuration(time.Duration(h.DelayMS)*time.Millisecond)+" "+paren(h.DelayReason),
-			untilString(h.NextAllowed, now), dash(h.Waiting), humanCount(h.Errors), h.ErrorStreak, dash(h.Breaker), dash(h.Robots))
+			untilString(h.NextAllowed, now), dash(h.Waiting), dash(h.IPGroup), humanCount(h.Errors), h.ErrorStreak, dash(h.Breaker), dash(h.Robots))
 	}
 	tw.Flush()
 	for _, h := range hosts {
@@ -561,6 +565,9 @@ func printHost(out io.Writer, h admin.Host, now time.Time) {
 		next += " (" + h.Waiting + ")"
 	}
 	fmt.Fprintf(tw, "next request\t%s\n", next)
+	if h.IPGroup != "" {
+		fmt.Fprintf(tw, "IP group\t%s (its IP budget is shared with the other hosts on it)\n", h.IPGroup)
+	}
 	fmt.Fprintf(tw, "latency\t%s\n", humanDuration(time.Duration(h.LatencyMS)*time.Millisecond))
 	fmt.Fprintf(tw, "errors\t%s in all, %d in a row, breaker %s\n", humanCount(h.Errors), h.ErrorStreak, dash(h.Breaker))
 	robots := dash(h.Robots)

@@ -387,7 +387,10 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 			Workers:      s.Workers,
 			BreadthFirst: s.Order == "breadth-first",
 			// In a cluster the frontier holds the shards this node owns.
-			Partial: s.Cluster.URL != "",
+			Partial:       s.Cluster.URL != "",
+			Resolve:       ipResolver(fetcher),
+			IPConcurrency: s.IPConcurrency,
+			IPDelay:       s.IPDelay,
 		})
 		if err != nil {
 			return nil, failure{err}

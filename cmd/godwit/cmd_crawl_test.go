@@ -49,6 +49,7 @@ func testSettings(t *testing.T, proxyAddr string) crawlSettings {
 	s.Data = t.TempDir()
 	s.Proxy = "http://" + proxyAddr
 	s.Delay = 20 * time.Millisecond
+	s.IPDelay = 5 * time.Millisecond // the default's ratio to the host delay
 	s.Workers = 16
 	s.Timeout = 3 * time.Second // generous: a timed-out page that the server did answer would be refetched, a duplicate from its side
 	s.Robots.Retries = 2
@@ -78,8 +79,9 @@ func crawlInProcess(t *testing.T, s crawlSettings, seeds []string) crawlResult {
 func checkReport(t *testing.T, r fakeweb.Report) {
 	t.Helper()
 	if !r.OK() {
-		t.Errorf("fakeweb found violations: concurrency %d, gap %d, disallowed %d, before robots %d, unavailable hosts %d, duplicates %d",
-			r.ConcurrencyViolations, r.GapViolations, r.DisallowedRequests, r.BeforeRobots, r.UnavailableHostRequests, r.Duplicates)
+		t.Errorf("fakeweb found violations: concurrency %d, gap %d, disallowed %d, before robots %d, unavailable hosts %d, duplicates %d, IP concurrency %d, IP gap %d",
+			r.ConcurrencyViolations, r.GapViolations, r.DisallowedRequests, r.BeforeRobots, r.UnavailableHostRequests, r.Duplicates,
+			r.IPConcurrencyViolations, r.IPGapViolations)
 		for i, v := range r.Violations {
 			if i == 10 {
 				break

@@ -38,6 +38,12 @@ type crawlSettings struct {
 	MaxPages      int64         `yaml:"max_pages"`
 	Delay         time.Duration `yaml:"delay"`
 	CrawlDelayCap time.Duration `yaml:"crawl_delay_cap"`
+	// IPConcurrency and IPDelay are the IP budget hosts on one address
+	// share (IPv4; IPv6 by /64): requests in flight to it (0: no bound)
+	// and the least gap between request starts to it. Fetching directly
+	// only: through a proxy godwit does not see the hosts' addresses.
+	IPConcurrency int           `yaml:"ip_concurrency"`
+	IPDelay       time.Duration `yaml:"ip_delay"`
 	Workers       int           `yaml:"workers"`
 	UserAgent     string        `yaml:"user_agent"`
 	Contact       string        `yaml:"contact"`
@@ -186,6 +192,15 @@ const defaultContact = "https://github.com/godwit-crawler/godwit"
 // defaultAdmin is where a crawl serves its admin API and dashboard.
 const defaultAdmin = "127.0.0.1:7070"
 
+// The IP budget's defaults (docs/decisions.md, 2026-11-27): four
+// requests in flight to one address, and starts to it at least a quarter
+// of the default host delay apart, so an address serving many hosts gets
+// at most four times the request rate of one host.
+const (
+	defaultIPConcurrency = 4
+	defaultIPDelay       = 250 * time.Millisecond
+)
+
 func defaultSettings() crawlSettings {
 	return crawlSettings{
 		Data:          "./godwit-data",
@@ -194,6 +209,8 @@ func defaultSettings() crawlSettings {
 		HTTP2:         "off",
 		Delay:         time.Second,
 		CrawlDelayCap: 60 * time.Second,
+		IPConcurrency: defaultIPConcurrency,
+		IPDelay:       defaultIPDelay,
 		Workers:       16,
 		Contact:       defaultContact,
 		Timeout:       30 * time.Second,
@@ -272,6 +289,8 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.s.MaxPages, "max-pages", 0, "stop after this many page fetches (0 = unlimited)")
 	fs.DurationVar(&f.s.Delay, "delay", d.Delay, "minimum gap between request starts to one host")
 	fs.DurationVar(&f.s.CrawlDelayCap, "crawl-delay-cap", d.CrawlDelayCap, "largest robots.txt Crawl-delay honoured (larger values use the cap)")
+	fs.IntVar(&f.s.IPConcurrency, "ip-concurrency", d.IPConcurrency, "most requests in flight to one IP address (IPv6: one /64), over all its hosts (0 = no bound)")
+	fs.DurationVar(&f.s.IPDelay, "ip-delay", d.IPDelay, "minimum gap between request starts to one IP address (IPv6: one /64), over all its hosts")
 	fs.IntVar(&f.s.Workers, "workers", d.Workers, "concurrent fetches (each to a different host)")
 	fs.StringVar(&f.s.UserAgent, "user-agent", "", "User-Agent header (the contact is appended if missing)")
 	fs.StringVar(&f.s.Contact, "contact", d.Contact, "contact URL or e-mail put in the User-Agent")
@@ -321,6 +340,8 @@ func (f *crawlFlags) settingsOver(s crawlSettings, fs *pflag.FlagSet, args []str
 	set("max-pages", func() { s.MaxPages = f.s.MaxPages })
 	set("delay", func() { s.Delay = f.s.Delay })
 	set("crawl-delay-cap", func() { s.CrawlDelayCap = f.s.CrawlDelayCap })
+	set("ip-concurrency", func() { s.IPConcurrency = f.s.IPConcurrency })
+	set("ip-delay", func() { s.IPDelay = f.s.IPDelay })
 	set("workers", func() { s.Workers = f.s.Workers })
 	set("user-agent", func() { s.UserAgent = f.s.UserAgent })
 	set("contact", func() { s.Contact = f.s.Contact })
@@ -353,6 +374,10 @@ func (s crawlSettings) validate() error {
 		return errors.New("--data must not be empty")
 	case s.Delay < 0:
 		return fmt.Errorf("--delay %v is negative", s.Delay)
+	case s.IPConcurrency < 0:
+		return fmt.Errorf("--ip-concurrency %d is negative", s.IPConcurrency)
+	case s.IPDelay < 0:
+		return fmt.Errorf("--ip-delay %v is negative", s.IPDelay)
 	case s.Workers < 1:
 		return fmt.Errorf("--workers %d must be at least 1", s.Workers)
 	case s.MaxDepth < 0:

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"crypto/x509"
 	"fmt"
+	"net/netip"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -56,4 +58,14 @@ func (s crawlSettings) transport() ([]fetch.Override, *x509.CertPool, error) {
 		return nil, nil, fmt.Errorf("--ca-cert %s: no PEM certificate in it", s.CACert)
 	}
 	return overrides, pool, nil
+}
+
+// ipResolver is the frontier's address lookup for the IP budget: the
+// fetch client's (its overrides and DNS cache). Through a proxy there is
+// none: the crawler connects to the proxy, not to the hosts' addresses.
+func ipResolver(c *fetch.Client) func(context.Context, string) ([]netip.Addr, error) {
+	if c.Proxied() {
+		return nil
+	}
+	return c.LookupHost
 }

@@ -158,7 +158,10 @@ type HostCounts struct {
 	Active  int64 `json:"active"`  // with queued URLs or a request in flight
 	Ready   int64 `json:"ready"`   // active, not blocked, and allowed to be contacted now
 	Waiting int64 `json:"waiting"` // active, not blocked, waiting for their next allowed time
-	Blocked int64 `json:"blocked"` // blocked by an operator
+	// WaitingIP: active, allowed by their own rules, waiting for their IP
+	// address's budget (--ip-concurrency, --ip-delay).
+	WaitingIP int64 `json:"waiting_ip"`
+	Blocked   int64 `json:"blocked"` // blocked by an operator
 }
 
 // DedupCounts are the archive's deduplication counts.
@@ -195,12 +198,15 @@ type Host struct {
 	DelayReason string `json:"delay_reason"`
 	// NextAllowed is the earliest time of the next request; Waiting says
 	// why: the delay's reason, or "retry-after", "backoff", "breaker",
-	// "blocked".
+	// "blocked", or "ip" (its IP address's budget).
 	NextAllowed time.Time `json:"next_allowed"`
 	Waiting     string    `json:"waiting"`
-	LatencyMS   int64     `json:"latency_ms"`
-	ErrorStreak int64     `json:"error_streak"`
-	Breaker     string    `json:"breaker"` // "closed", "open", "half-open"
+	// IPGroup is the address (IPv6: /64 prefix) whose IP budget the host
+	// shares, once resolved; empty without an IP budget.
+	IPGroup     string `json:"ip_group,omitempty"`
+	LatencyMS   int64  `json:"latency_ms"`
+	ErrorStreak int64  `json:"error_streak"`
+	Breaker     string `json:"breaker"` // "closed", "open", "half-open"
 	// Robots is the robots.txt status ("unknown", "ok", "missing",
 	// "unavailable", "gave-up") and age.
 	Robots           string    `json:"robots"`

@@ -73,6 +73,12 @@ type FrontierStats struct {
 	Ready    int // active hosts allowed to be contacted now (not blocked, no lease)
 	Waiting  int // active hosts waiting for their next allowed time
 	Blocked  int // hosts blocked by an operator
+	// WaitingIP counts active hosts ready by their own rules but held
+	// back by their IP address's budget; IPGroups the addresses (IPv6:
+	// /64 prefixes) the active hosts resolved to. Zero without an IP
+	// budget.
+	WaitingIP int
+	IPGroups  int
 
 	// BloomFPRate is the seen-set filter's measured false-positive rate:
 	// of the keys the store did not know, the share the filter called

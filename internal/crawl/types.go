@@ -366,6 +366,10 @@ type HostInfo struct {
 	Policy  HostPolicy
 	// Aliases are the URL alias rules the host taught (adopted or not).
 	Aliases []AliasEvidence
+	// IPGroup is the address (IPv4) or /64 prefix (IPv6) whose IP budget
+	// the host shares, once resolved ("": none, or not yet resolved).
+	// Waiting is politeness.ReasonIP while the host waits for it.
+	IPGroup string
 }
 
 // Position is a place in one shard's log (cluster mode): the sequence

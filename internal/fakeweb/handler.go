@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -68,6 +70,7 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		UserAgent: r.UserAgent(),
 		Proxy:     proxy,
 		Proto:     r.Proto,
+		Local:     localIP(r, proxy),
 		Conditional: virtual && (w.cfg.Hostile || w.cfg.ConditionalRobots || w.cfg.Changing) &&
 			(len(r.Header.Values("If-None-Match")) > 0 || r.Header.Get("If-Modified-Since") != ""),
 	})
@@ -296,4 +299,21 @@ func writeJSON(rw http.ResponseWriter, status int, v any) {
 	rw.WriteHeader(status)
 	// An error means the client went away.
 	_, _ = rw.Write(b)
+}
+
+// localIP is the IP address a direct request arrived on ("" through the
+// proxy, or when the server does not say).
+func localIP(r *http.Request, proxy bool) string {
+	if proxy {
+		return ""
+	}
+	a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return ""
+	}
+	ap, err := netip.ParseAddrPort(a.String())
+	if err != nil {
+		return ""
+	}
+	return ap.Addr().Unmap().String()
 }

@@ -36,6 +36,12 @@ type Request struct {
 	// Proxy is true when the request came with an absolute request-URI,
 	// that is through the forward proxy.
 	Proxy bool `json:"proxy"`
+	// Local is the IP address the request arrived on, when it did not
+	// come through the forward proxy: in direct serving (Web.Serve on
+	// several loopback addresses), the address its host resolves to.
+	// The judge's per-IP rules (Judge.IPConcurrency, Judge.IPDelay) hold
+	// over the requests of one Local.
+	Local string `json:"local,omitempty"`
 	// Conditional is true when the request carried If-None-Match or
 	// If-Modified-Since (logged with Config.Hostile,
 	// Config.ConditionalRobots or Config.Changing only).

@@ -34,6 +34,20 @@ type Judge struct {
 	// network and scheduling jitter. One that waits Delay from the end of
 	// the previous response never is.
 	Tolerance time.Duration
+	// IPConcurrency and IPDelay are the crawler's IP budget: at most
+	// IPConcurrency requests in flight to one address (0: no bound) and
+	// starts to it at least IPDelay apart (less IPTolerance), over all the
+	// hosts it serves. They judge the requests that arrived directly,
+	// grouped by Request.Local; requests through the proxy are not
+	// judged by address.
+	IPConcurrency int
+	IPDelay       time.Duration
+	// IPTolerance forgives IP gaps short of IPDelay by at most this much
+	// (Tolerance does not apply to them). A crawler that spaces the
+	// starts of its leases to an address IPDelay apart is seen a little
+	// short when the later request reaches the server sooner after its
+	// lease than the earlier one did.
+	IPTolerance time.Duration
 	// Revisits says the crawl was asked to fetch pages again (a
 	// continuous crawl): a URL fetched after an answer is then not a
 	// duplicate.
@@ -63,6 +77,8 @@ const (
 	ViolationHiddenLink      ViolationKind = "hidden_link"      // a link only a comment or script carries
 	ViolationNofollowOnly    ViolationKind = "nofollow_only"    // a page only nofollow leads to
 	ViolationRetryAfter      ViolationKind = "retry_after"      // a request sooner than a Retry-After allowed
+	ViolationIPConcurrency   ViolationKind = "ip_concurrency"   // more requests in flight to one address than the IP budget
+	ViolationIPGap           ViolationKind = "ip_gap"           // requests to one address started too close together
 )
 
 // Violation is one broken rule.
@@ -101,6 +117,16 @@ type Report struct {
 	// MinGap is the smallest start-to-start gap seen on each host with at
 	// least two requests, in nanoseconds in JSON.
 	MinGap map[string]time.Duration `json:"min_gap_ns"`
+	// IPConcurrencyViolations counts direct requests that started while
+	// Judge.IPConcurrency others to the same local address were in
+	// flight; IPGapViolations those that started sooner than
+	// Judge.IPDelay after the previous one to the address. IPPeak is the
+	// most requests seen in flight at once on each address, and IPMinGap
+	// the smallest start-to-start gap on it (nanoseconds in JSON).
+	IPConcurrencyViolations int                      `json:"ip_concurrency_violations"`
+	IPGapViolations         int                      `json:"ip_gap_violations"`
+	IPPeak                  map[string]int           `json:"ip_peak,omitempty"`
+	IPMinGap                map[string]time.Duration `json:"ip_min_gap_ns,omitempty"`
 	// DisallowedRequests counts requests for paths the host's robots.txt
 	// disallows for "godwit" (the /private/ pages, and /w/ paths on
 	// RobotsWildcard hosts). The judge matches the cleaned path and the
@@ -295,7 +321,7 @@ func (r Report) OK() bool {
 	return r.ConcurrencyViolations == 0 && r.GapViolations == 0 && r.DisallowedRequests == 0 &&
 		r.BeforeRobots == 0 && r.UnavailableHostRequests == 0 && r.UnknownHostRequests == 0 &&
 		r.Duplicates == 0 && r.OutOfTruth == 0 && r.Traps[TrapHiddenLinks] == 0 && r.NofollowOnlyFetched == 0 &&
-		r.RetryAfterViolations == 0
+		r.RetryAfterViolations == 0 && r.IPConcurrencyViolations == 0 && r.IPGapViolations == 0
 }
 
 // TrapShare is TrapRequests as a share of all requests (0 when none).
@@ -317,6 +343,9 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "\nviolations: concurrency %d, gap %d, disallowed %d, before robots %d, unavailable host %d, unknown host %d, duplicates %d, out of truth %d, nofollow only %d",
 		r.ConcurrencyViolations, r.GapViolations, r.DisallowedRequests, r.BeforeRobots,
 		r.UnavailableHostRequests, r.UnknownHostRequests, r.Duplicates, r.OutOfTruth, r.NofollowOnlyFetched)
+	if len(r.IPPeak) > 0 {
+		fmt.Fprintf(&b, ", ip concurrency %d, ip gap %d (peaks %v)", r.IPConcurrencyViolations, r.IPGapViolations, r.IPPeak)
+	}
 	if r.Hostile != nil {
 		fmt.Fprintf(&b, ", retry-after %d\nhostile: retry-after sent %d, conditional %d, not modified %d, charset links %d/%d;",
 			r.RetryAfterViolations, r.RetryAfterSent, r.ConditionalRequests, r.NotModified, r.CharsetLinksFetched, r.CharsetLinks)
@@ -364,6 +393,52 @@ func (r *Report) flag(kind ViolationKind, q *Request, format string, args ...any
 	}
 }
 
+// ipTrack is the judge's running state for one local address.
+type ipTrack struct {
+	requests  int
+	lastStart time.Time
+	ends      []time.Time // Ends of the requests that may still be in flight; zero: never finished
+}
+
+// judgeIP holds q, a direct request, to the IP budget of its local
+// address. The log is sorted by Start, so the requests in flight when q
+// started are those before it that had not ended.
+func (r *Report) judgeIP(ips map[string]*ipTrack, q *Request, j Judge) {
+	t := ips[q.Local]
+	if t == nil {
+		t = &ipTrack{}
+		ips[q.Local] = t
+	}
+	if r.IPPeak == nil {
+		r.IPPeak, r.IPMinGap = map[string]int{}, map[string]time.Duration{}
+	}
+	live := t.ends[:0]
+	for _, e := range t.ends {
+		if e.IsZero() || e.After(q.Start) {
+			live = append(live, e)
+		}
+	}
+	t.ends = live
+	if j.IPConcurrency > 0 && len(t.ends) >= j.IPConcurrency {
+		r.IPConcurrencyViolations++
+		r.flag(ViolationIPConcurrency, q, "started while %d requests to %s were in flight; %d allowed", len(t.ends), q.Local, j.IPConcurrency)
+	}
+	t.ends = append(t.ends, q.End)
+	r.IPPeak[q.Local] = max(r.IPPeak[q.Local], len(t.ends))
+	if t.requests > 0 {
+		gap := q.Start.Sub(t.lastStart)
+		if m, ok := r.IPMinGap[q.Local]; !ok || gap < m {
+			r.IPMinGap[q.Local] = gap
+		}
+		if j.IPDelay > 0 && gap < j.IPDelay-j.IPTolerance {
+			r.IPGapViolations++
+			r.flag(ViolationIPGap, q, "started %v after the previous request to %s; %v required", gap, q.Local, j.IPDelay)
+		}
+	}
+	t.requests++
+	t.lastStart = q.Start
+}
+
 // hostTrack is the judge's running state for one host while it walks the
 // log in Start order.
 type hostTrack struct {
@@ -402,6 +477,7 @@ func (w *Web) Report(j Judge) Report {
 		linked = w.walk(seeds, j.MaxDepth, walk{sitemaps: false, nofollow: true})
 	}
 	rep := Report{Reachable: t.reachable, MinGap: map[string]time.Duration{}}
+	ips := map[string]*ipTrack{}
 	if w.cfg.Hostile {
 		rep.Hostile = map[string]int{hostileStorm: 0}
 		for _, s := range hostileSpecs {
@@ -468,6 +544,10 @@ func (w *Web) Report(j Judge) Report {
 			if end.After(h.lastEnd) {
 				h.lastEnd = end
 			}
+		}
+
+		if q.Local != "" {
+			rep.judgeIP(ips, q, j)
 		}
 
 		required := j.Delay

@@ -155,7 +155,7 @@ func (w *Web) pageRequisites(host, n int, f func(requisite)) {
 // counted so far.
 func (r *Report) politeness() int {
 	return r.ConcurrencyViolations + r.GapViolations + r.DisallowedRequests + r.BeforeRobots +
-		r.UnavailableHostRequests + r.RetryAfterViolations
+		r.UnavailableHostRequests + r.RetryAfterViolations + r.IPConcurrencyViolations + r.IPGapViolations
 }
 
 // judgeRequisite judges request q for the requisite key (canonical host

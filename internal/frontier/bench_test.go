@@ -3,9 +3,11 @@ package frontier
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -58,17 +60,42 @@ func benchAdd(b *testing.B, cash float64) {
 
 // BenchmarkNextComplete leases and completes URLs spread over many hosts,
 // one at a time: every operation waits for its own fsync.
-func BenchmarkNextComplete(b *testing.B) { benchNextComplete(b, 1) }
+func BenchmarkNextComplete(b *testing.B) { benchNextComplete(b, 1, nil) }
 
 // BenchmarkNextCompleteWorkers does the same from 32 goroutines, as a
 // crawl's workers do: concurrent operations share fsyncs.
-func BenchmarkNextCompleteWorkers(b *testing.B) { benchNextComplete(b, 32) }
+func BenchmarkNextCompleteWorkers(b *testing.B) { benchNextComplete(b, 32, nil) }
 
-func benchNextComplete(b *testing.B, workers int) {
+// BenchmarkNextCompleteIP is BenchmarkNextCompleteWorkers with an IP
+// budget: the 1000 hosts on 10 addresses (100 hosts each). "open" lets
+// every lease through (no bound, no delay): the cost of resolving and
+// accounting; "bound" allows 2 leases per address, 20 for 32 workers, so
+// hosts park in their groups and are released as leases end.
+func BenchmarkNextCompleteIP(b *testing.B) {
+	resolve := func(_ context.Context, host string) ([]netip.Addr, error) {
+		n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(host, "host"), ".example.com"))
+		return []netip.Addr{netip.AddrFrom4([4]byte{10, 0, 0, byte(n % 10)})}, nil
+	}
+	b.Run("open", func(b *testing.B) {
+		benchNextComplete(b, 32, func(o *Options) { o.Resolve = resolve })
+	})
+	b.Run("bound", func(b *testing.B) {
+		benchNextComplete(b, 32, func(o *Options) { o.Resolve, o.IPConcurrency = resolve, 2 })
+	})
+	// "bound" has at most 20 leases out, and fewer operations share each
+	// fsync: this is the same without an IP budget.
+	b.Run("20workers", func(b *testing.B) { benchNextComplete(b, 20, nil) })
+}
+
+func benchNextComplete(b *testing.B, workers int, opt func(*Options)) {
 	var clock atomic.Int64 // nanoseconds; every operation moves it on
 	clock.Store(1e18)
 	now := func() time.Time { return time.Unix(0, clock.Add(int64(time.Millisecond))) }
-	f, err := Open(Options{Dir: b.TempDir(), Policy: politeness.Policy{Delay: time.Nanosecond}, LeaseTimeout: time.Nanosecond, Now: now})
+	o := Options{Dir: b.TempDir(), Policy: politeness.Policy{Delay: time.Nanosecond}, LeaseTimeout: time.Nanosecond, Now: now}
+	if opt != nil {
+		opt(&o)
+	}
+	f, err := Open(o)
 	if err != nil {
 		b.Fatal(err)
 	}

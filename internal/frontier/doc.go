@@ -22,8 +22,13 @@
 //   - a URL key is in a host's queue at most once: Add of a seen key only
 //     takes up a shorter path, cash and sitemap hints, and Complete of an
 //     unknown or finished lease is a no-op;
+//   - with Options.Resolve, hosts on one address (IPv4; IPv6 by /64)
+//     share an IP budget: at most Options.IPConcurrency leases out to it,
+//     and lease starts to it Options.IPDelay apart and that long after
+//     the first byte of each answer from it (ipgroups.go);
 //   - Next reports crawl.ErrExhausted only when nothing is queued, nothing
-//     is due for a revisit, and no lease is outstanding.
+//     is due for a revisit, no lease is outstanding and no host is out
+//     being resolved.
 //
 // In cluster mode a frontier opened with Options.Partial holds the
 // shards a node owns (shard.go): it applies each shard's log with AddAt

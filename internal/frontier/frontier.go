@@ -13,6 +13,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,6 +77,13 @@ type Frontier struct {
 	shards  shardSet
 	closed  bool
 	changed chan struct{} // closed and replaced whenever a waiter may proceed
+	// ipc is the IP budget and groups its groups by IPKey (ipgroups.go).
+	ipc     ipConfig
+	groups  map[string]*ipGroup
+	ipSweep uint64
+	// resolving counts hosts handed to a Next to resolve (out of the
+	// ready heap, not leased): the crawl is not exhausted meanwhile.
+	resolving int
 }
 
 // host is the in-memory state of an active host.
@@ -101,6 +109,13 @@ type host struct {
 	// credit decides between a due revisit and discovery when the host
 	// has both (see leaseItem).
 	credit float64
+	// The host's IP group (ipgroups.go): its state of resolution, its
+	// group (nil: none), its place in the group's parked heap (-1: not
+	// parked), and the group's gate when the group released it.
+	ipState   uint8
+	ip        *ipGroup
+	parkIndex int
+	ipReady   time.Time
 }
 
 // item is a queue entry held in memory.
@@ -117,6 +132,9 @@ type lease struct {
 	prevReady time.Time // the host's ready time before the lease reserved it
 	improve   bool      // found by a shorter path while leased: replay when done
 	revisit   bool      // the item is in revisitBand
+	// ipPrev and ipStart: the host's IP group's next start before and
+	// after this lease (zero ipStart: not counted in a group).
+	ipPrev, ipStart time.Time
 }
 
 // counts are crawl-wide totals, persisted with every batch.
@@ -210,6 +228,14 @@ type Options struct {
 	// BreadthFirst orders each host's queue by depth from the seeds
 	// instead of importance (OPIC cash, depth and sitemap priority).
 	BreadthFirst bool
+	// Resolve looks up a host's addresses (the fetcher's DNS cache):
+	// with it, hosts on one address (IPv4; IPv6 by /64) share an IP
+	// budget of IPConcurrency leases at once (0: no bound) and IPDelay
+	// between lease starts, on top of each host's rules (ipgroups.go).
+	// Nil: no IP budget.
+	Resolve       func(ctx context.Context, host string) ([]netip.Addr, error)
+	IPConcurrency int
+	IPDelay       time.Duration
 	// Partial starts the frontier owning no shard: it keeps the state
 	// it is given for every shard, but leases only hosts of the shards
 	// SetShard makes its own, and never reports exhaustion (a cluster
@@ -279,6 +305,8 @@ func Open(o Options) (*Frontier, error) {
 		blocked:      make(map[string]struct{}),
 		changed:      make(chan struct{}),
 		shards:       newShardSet(!o.Partial),
+		ipc:          ipConfig{concurrency: max(o.IPConcurrency, 0), delay: max(o.IPDelay, 0), resolve: o.Resolve},
+		groups:       make(map[string]*ipGroup),
 	}
 	if err := f.load(o.ExpectedURLs); err != nil {
 		db.Close()
@@ -322,7 +350,7 @@ func (f *Frontier) load(expected uint64) error {
 			f.blocked[name] = struct{}{}
 		}
 		if rec.queued > 0 {
-			h := &host{name: name, shard: shardOf(name), rec: rec, heapIndex: -1}
+			h := &host{name: name, shard: shardOf(name), rec: rec, heapIndex: -1, parkIndex: -1}
 			f.hosts[h.name] = h
 			f.schedule(h) // a blocked host stays out of the heap
 		}
@@ -652,7 +680,7 @@ func (f *Frontier) activeHost(name string) (*host, error) {
 // storedHost returns an idle host as the store has it (found false: a
 // new host, with a zero record), not yet in f.hosts. f.mu must be held.
 func (f *Frontier) storedHost(name string) (h *host, found bool, err error) {
-	h = &host{name: name, shard: shardOf(name), heapIndex: -1}
+	h = &host{name: name, shard: shardOf(name), heapIndex: -1, parkIndex: -1}
 	v, found, err := f.db.Get(hostKey(name))
 	if err != nil || !found {
 		return h, false, err
@@ -703,6 +731,12 @@ func (f *Frontier) Next(ctx context.Context) (crawl.Lease, error) {
 		f.mu.Unlock()
 		if err == nil && wait == 0 {
 			return l, nil
+		}
+		if nr := (*needResolve)(nil); errors.As(err, &nr) {
+			if err := f.resolveHost(ctx, nr.host); err != nil {
+				return crawl.Lease{}, err
+			}
+			continue
 		}
 		if err != nil {
 			return l, err
@@ -757,6 +791,7 @@ func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
 				f.counts.revisits -= uint64(h.rec.revisits)
 				h.rec.queued, h.rec.revisits = 0, 0
 				heap.Remove(&f.ready, h.heapIndex)
+				f.forgetIP(h)
 				delete(f.hosts, h.name)
 				continue
 			}
@@ -780,12 +815,18 @@ func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
 				continue
 			}
 		}
+		if ok, err := f.gateIP(h, now); !ok {
+			if err != nil {
+				return crawl.Lease{}, 0, err
+			}
+			continue // parked: its address is busy
+		}
 		return f.lease(h, now)
 	}
 	if f.re != nil && f.counts.due > 0 {
 		return crawl.Lease{}, max(f.earliestDue.Sub(f.now()), time.Millisecond), nil
 	}
-	if len(f.leases) == 0 && !f.shards.partial {
+	if len(f.leases) == 0 && f.resolving == 0 && !f.shards.partial {
 		return crawl.Lease{}, 0, crawl.ErrExhausted
 	}
 	return crawl.Lease{}, -1, nil
@@ -808,6 +849,7 @@ func (f *Frontier) lease(h *host, now time.Time) (crawl.Lease, time.Duration, er
 	heap.Remove(&f.ready, h.heapIndex)
 	h.leased = true
 	ls := &lease{host: h, item: it, prevReady: h.rec.readyAt, revisit: bandOf(it.key) == revisitBand}
+	f.leasedIP(ls, now)
 	h.rec.pol = f.policy.Probe(h.rec.pol, now) // an open breaker's cool-down is over: this is its probe
 	h.rec.readyAt = laterOf(h.rec.readyAt, now.Add(f.leaseTimeout+f.gap(h).Gap))
 	b := f.db.NewBatch()
@@ -901,6 +943,7 @@ func (f *Frontier) apply(id uint64, ls *lease, out crawl.Outcome, m crawl.Positi
 		delete(f.leases, id)
 		delete(f.leased, ls.item.task.Key)
 		h.leased = false
+		f.endedIP(ls, out)
 	}
 	b := f.db.NewBatch()
 	f.mark(b, m)
@@ -956,6 +999,7 @@ func (f *Frontier) apply(id uint64, ls *lease, out crawl.Outcome, m crawl.Positi
 		return err
 	}
 	if h.rec.queued == 0 && !h.leased {
+		f.forgetIP(h)
 		delete(f.hosts, h.name) // idle: its record is in the store
 	} else {
 		f.schedule(h)
@@ -1061,7 +1105,9 @@ func (f *Frontier) gap(h *host) politeness.Delay {
 	return d
 }
 
-func (h *host) readyAt() time.Time { return h.rec.readyAt }
+// readyAt is when h may next be leased: its own ready time, or its IP
+// group's next start when the group released it (ipgroups.go).
+func (h *host) readyAt() time.Time { return laterOf(h.rec.readyAt, h.ipReady) }
 
 // deleted notes that the queue entry at key is gone: if it was a lower
 // bound itself (the head, or the first discovery entry, with nothing
@@ -1079,10 +1125,13 @@ func (h *host) deleted(key []byte) {
 // fixes its position. f.mu must be held.
 func (f *Frontier) schedule(h *host) {
 	switch {
-	case h.leased || h.rec.queued == 0 || h.rec.blocked || !f.shards.owns(h.shard):
+	case h.leased || h.rec.queued == 0 || h.rec.blocked || !f.shards.owns(h.shard) || h.ipState == ipResolving:
 		if h.heapIndex >= 0 {
 			heap.Remove(&f.ready, h.heapIndex)
 		}
+		f.unpark(h)
+	case h.parkIndex >= 0:
+		heap.Fix(&h.ip.parked, h.parkIndex) // waits for its address
 	case h.heapIndex < 0:
 		heap.Push(&f.ready, h)
 	default:
@@ -1137,6 +1186,13 @@ func (f *Frontier) Host(name string) (info crawl.HostInfo, ok bool, err error) {
 		RobotsFetchedAt: h.robots.FetchedAt,
 		Blocked:         h.rec.blocked,
 		Policy:          h.rec.policy,
+	}
+	if g := h.ip; g != nil {
+		info.IPGroup = g.key
+		if h.parkIndex >= 0 || (g.released == h && h.ipReady.After(h.rec.readyAt) && h.ipReady.After(f.now())) {
+			info.Waiting = politeness.ReasonIP
+			info.NextReady = laterOf(h.rec.readyAt, g.nextStart)
+		}
 	}
 	if h.rec.aliases != nil {
 		info.Aliases = slices.Clone(h.rec.aliases.Rules)
@@ -1341,6 +1397,8 @@ func (f *Frontier) Stats() crawl.FrontierStats {
 		Ready:       ready,
 		Waiting:     len(f.ready) - ready,
 		Blocked:     len(f.blocked),
+		WaitingIP:   f.waitingIP(now),
+		IPGroups:    len(f.groups),
 		Queued:      int(f.counts.queued),
 		InFlight:    len(f.leases),
 		Hosts:       int(f.counts.hosts),

@@ -8,7 +8,8 @@ import (
 
 // RegisterMetrics registers the frontier's gauges on reg: queue depth,
 // hosts by state, URLs seen, the seen-set filter's false-positive rate and
-// the hosts in each circuit-breaker state. They are read at scrape time,
+// the hosts in each circuit-breaker state, and the IP groups (hosts in
+// state "waiting_ip" are held back by their address's IP budget). They are read at scrape time,
 // from one snapshot per scrape (Stats and the breaker count each walk the
 // active hosts under the lock); labels are bounded (states, never hosts).
 func (f *Frontier) RegisterMetrics(reg prometheus.Registerer) error {
@@ -23,13 +24,14 @@ var (
 		"Measured false-positive rate of the seen-set Bloom filter.", nil, nil)
 	descHosts    = prometheus.NewDesc("godwit_hosts", "Hosts by state.", []string{"state"}, nil)
 	descBreakers = prometheus.NewDesc("godwit_host_breakers", "Active hosts by circuit-breaker state.", []string{"state"}, nil)
+	descIPGroups = prometheus.NewDesc("godwit_ip_groups", "IP addresses (IPv6: /64 prefixes) the active hosts resolved to, each with its IP budget.", nil, nil)
 )
 
 // collector exports a Frontier's metrics.
 type collector struct{ f *Frontier }
 
 func (collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descQueue, descInFlight, descSeen, descBloomFP, descHosts, descBreakers} {
+	for _, d := range []*prometheus.Desc{descQueue, descInFlight, descSeen, descBloomFP, descHosts, descBreakers, descIPGroups} {
 		ch <- d
 	}
 }
@@ -46,9 +48,10 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	for _, h := range []struct {
 		state string
 		n     int
-	}{{"known", s.Hosts}, {"active", s.Active}, {"ready", s.Ready}, {"waiting", s.Waiting}, {"blocked", s.Blocked}} {
+	}{{"known", s.Hosts}, {"active", s.Active}, {"ready", s.Ready}, {"waiting", s.Waiting}, {"waiting_ip", s.WaitingIP}, {"blocked", s.Blocked}} {
 		gauge(descHosts, float64(h.n), h.state)
 	}
+	gauge(descIPGroups, float64(s.IPGroups))
 	br := c.f.breakers()
 	for _, b := range []politeness.Breaker{politeness.BreakerClosed, politeness.BreakerOpen, politeness.BreakerHalfOpen} {
 		gauge(descBreakers, float64(br[b]), b.String())

@@ -27,6 +27,7 @@ godwit_hosts{state="blocked"} 1
 godwit_hosts{state="known"} 2
 godwit_hosts{state="ready"} 1
 godwit_hosts{state="waiting"} 0
+godwit_hosts{state="waiting_ip"} 0
 # HELP godwit_queue_urls URLs waiting in the frontier.
 # TYPE godwit_queue_urls gauge
 godwit_queue_urls 3

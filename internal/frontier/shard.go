@@ -264,7 +264,7 @@ func (f *Frontier) tally(p uint16, keep bool) (shardTally, error) {
 		if keep {
 			name := string(k[3:])
 			if rec.queued > 0 {
-				t.active = append(t.active, &host{name: name, shard: p, rec: rec, heapIndex: -1})
+				t.active = append(t.active, &host{name: name, shard: p, rec: rec, heapIndex: -1, parkIndex: -1})
 			}
 			if rec.blocked {
 				t.blocked = append(t.blocked, name)
@@ -325,6 +325,7 @@ func (f *Frontier) dropShard(p uint16) error {
 		if ls.host.shard == p {
 			delete(f.leases, id)
 			delete(f.leased, ls.item.task.Key)
+			f.endedIP(ls, crawl.Outcome{Requested: true})
 		}
 	}
 	for name, h := range f.hosts {
@@ -332,6 +333,7 @@ func (f *Frontier) dropShard(p uint16) error {
 			if h.heapIndex >= 0 {
 				heap.Remove(&f.ready, h.heapIndex)
 			}
+			f.forgetIP(h)
 			delete(f.hosts, name)
 		}
 	}

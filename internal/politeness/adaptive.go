@@ -21,6 +21,7 @@ const (
 	ReasonRobots     Reason = "robots"      // robots.txt unreachable: retried with backoff
 	ReasonOverride   Reason = "override"    // an operator's delay for the host
 	ReasonBlocked    Reason = "blocked"     // an operator blocked the host
+	ReasonIP         Reason = "ip"          // the host's IP address is at its budget (frontier IP groups)
 )
 
 // Breaker is the state of a host's circuit breaker.

@@ -205,7 +205,7 @@
     setText("queue-depth", int.format(s.queue_depth));
     setText("in-flight", int.format(s.in_flight));
     setText("warc-bytes", formatBytes(s.warc_bytes));
-    for (const k of ["known", "active", "ready", "waiting", "blocked"]) setText("hosts-" + k, int.format(s.hosts[k]));
+    for (const k of ["known", "active", "ready", "waiting", "waiting_ip", "blocked"]) setText("hosts-" + k, int.format(s.hosts[k]));
     const errors = s.errors || {};
     for (const k of ["transient", "permanent", "policy"]) setText("errors-" + k, int.format(errors[k] || 0));
     setText("error-rate", pct.format(s.error_rate));
@@ -325,6 +325,7 @@
       ["Delay between requests", `${int.format(h.delay_ms)} ms (${h.delay_reason || "unknown"})`],
       ["Next request allowed", formatTime(h.next_allowed)],
       ["Waiting for", h.waiting || "nothing"],
+      ["IP group", h.ip_group || "unknown"],
       ["Latency", `${int.format(h.latency_ms)} ms`],
       ["Error streak", int.format(h.error_streak)],
       ["Circuit breaker", h.breaker || "unknown"],

@@ -1,0 +1,335 @@
+package frontier
+
+import (
+	"container/heap"
+	"context"
+	"net/netip"
+	"time"
+
+	"github.com/godwit-crawler/godwit/internal/crawl"
+)
+
+// IP groups: per-IP politeness (docs/frontier.md, "IP budget").
+//
+// Hosts whose names resolve to the same address (IPv4; IPv6 by its /64)
+// share one budget on top of each host's own rules: at most
+// Options.IPConcurrency leases out to the address at once, and at least
+// Options.IPDelay between the starts of two leases to it, and after the
+// first byte of each answer from it (see endedIP). The frontier
+// learns a host's address when the host first reaches the front of the
+// ready heap while active: Next drops the lock and asks Options.Resolve
+// (the fetcher's DNS cache, so the fetch that follows finds the answer
+// cached) on the worker's goroutine; no worker waits for politeness.
+// A name that does not resolve joins no group (its fetch fails on its
+// own). The address is kept while the host stays active; a host that
+// goes idle and comes back is resolved again.
+//
+// Readiness: a host at the front of the ready heap whose group is at
+// its concurrency or inside its delay is parked in the group's own heap
+// (by ready time) instead of blocking the hosts behind it. A group
+// releases one parked host at a time back to the ready heap, gated at
+// the group's next start (host.ipReady), whenever it has room (a lease
+// of it ends or starts); so each lease or completion costs O(log n), not
+// a pass over the group's hosts.
+
+// IPKey is the IP group of an address: the address itself for IPv4
+// (and IPv4-mapped IPv6), the /64 prefix for IPv6.
+func IPKey(a netip.Addr) string {
+	a = a.Unmap()
+	if a.Is4() {
+		return a.String()
+	}
+	p, err := a.WithZone("").Prefix(64)
+	if err != nil {
+		return a.String()
+	}
+	return p.String()
+}
+
+// ipGroup is the shared budget of the hosts on one address.
+type ipGroup struct {
+	key       string
+	inflight  int       // leases out to the address
+	nextStart time.Time // the earliest start of the next lease (last start + IPDelay)
+	members   int       // active hosts resolved into the group
+	parked    parkHeap  // members ready but held back by the group
+	released  *host     // the parked member handed back to the ready heap, if any
+}
+
+// IP resolution states of a host.
+const (
+	ipUnknown   = iota // not resolved while active
+	ipResolving        // a Next is resolving it; out of the ready heap
+	ipKnown            // resolved (h.ip nil: no address, ungated)
+)
+
+// ipConfig is the frontier's IP budget.
+type ipConfig struct {
+	concurrency int // 0: no bound
+	delay       time.Duration
+	resolve     func(ctx context.Context, host string) ([]netip.Addr, error)
+}
+
+func (c ipConfig) on() bool { return c.resolve != nil }
+
+// available reports whether a lease of g may start at now.
+func (g *ipGroup) available(c ipConfig, now time.Time) bool {
+	return (c.concurrency <= 0 || g.inflight < c.concurrency) && !now.Before(g.nextStart)
+}
+
+// needResolve is tryLease's answer when the host at the front needs its
+// address first: Next resolves it without the lock.
+type needResolve struct{ host string }
+
+func (e *needResolve) Error() string { return "frontier: " + e.host + " needs its address" }
+
+// gateIP decides whether h, ready at the front of the ready heap, may be
+// leased now as far as its IP group goes. It returns false after taking
+// h out of the ready heap: parked in its group, or handed to a resolver
+// (err is then a *needResolve). f.mu must be held.
+func (f *Frontier) gateIP(h *host, now time.Time) (ok bool, err error) {
+	if !f.ipc.on() {
+		return true, nil
+	}
+	switch h.ipState {
+	case ipUnknown:
+		heap.Remove(&f.ready, h.heapIndex)
+		h.ipState = ipResolving
+		f.resolving++ // the crawl is not exhausted while a host is out being resolved
+		return false, &needResolve{host: h.name}
+	case ipResolving:
+		return true, nil // not in the heap; cannot happen
+	}
+	g := h.ip
+	if g == nil || g.available(f.ipc, now) {
+		return true, nil
+	}
+	heap.Remove(&f.ready, h.heapIndex)
+	f.unrelease(h)
+	heap.Push(&g.parked, h)
+	f.releaseIP(g)
+	return false, nil
+}
+
+// resolveHost looks up the address of a host tryLease handed over, and
+// puts the host back in the ready heap with its group.
+func (f *Frontier) resolveHost(ctx context.Context, name string) error {
+	addrs, rerr := f.ipc.resolve(ctx, name)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.resolving--
+	defer f.broadcast() // a Next waiting on this host may now lease it, or find the crawl exhausted
+	h := f.hosts[name]
+	if h == nil || h.ipState != ipResolving {
+		return nil // dropped, or forgotten and back, meanwhile
+	}
+	if ctx.Err() != nil && rerr != nil {
+		h.ipState = ipUnknown // this worker stops; another resolves it
+		f.schedule(h)
+		return ctx.Err()
+	}
+	h.ipState = ipKnown
+	if rerr == nil && len(addrs) > 0 {
+		key := IPKey(addrs[0]) // the address the dialer tries first
+		g := f.groups[key]
+		if g == nil {
+			g = &ipGroup{key: key}
+			f.groups[key] = g
+		}
+		g.members++
+		h.ip = g
+	} else if rerr != nil {
+		f.log.Debug("host address unknown; no IP budget for it", "host", name, "err", rerr)
+	}
+	f.schedule(h)
+	return nil
+}
+
+// leasedIP counts a lease of h, starting at now, against its group.
+// f.mu must be held.
+func (f *Frontier) leasedIP(ls *lease, now time.Time) {
+	h := ls.host
+	f.unrelease(h)
+	g := h.ip
+	if g == nil {
+		return
+	}
+	ls.ipPrev = g.nextStart
+	g.inflight++
+	g.nextStart = now.Add(f.ipc.delay)
+	ls.ipStart = g.nextStart
+	f.releaseIP(g)
+}
+
+// endedIP ends a lease's hold on its group. A lease that sent no
+// request gives its start back, if no lease started after it. One that
+// did moves the group's next start to IPDelay after the first byte of
+// its answer (its end, without one), when that is later: the server
+// took the request before it answered, so a lease granted from then on
+// starts at least IPDelay after this request reached the server, however
+// long its connection took. (A lease granted while this one was out,
+// with IPConcurrency above 1, is only IPDelay after this lease's start.)
+// f.mu must be held.
+func (f *Frontier) endedIP(ls *lease, out crawl.Outcome) {
+	g := ls.host.ip
+	if g == nil || ls.ipStart.IsZero() {
+		return
+	}
+	g.inflight--
+	switch {
+	case out.Requested:
+		seen := out.FirstByte
+		if seen.IsZero() {
+			seen = out.End
+		}
+		if !seen.IsZero() {
+			g.nextStart = laterOf(g.nextStart, seen.Add(f.ipc.delay))
+		}
+	case g.nextStart.Equal(ls.ipStart):
+		g.nextStart = ls.ipPrev
+	}
+	f.releaseIP(g)
+	f.gcIP(g)
+}
+
+// releaseIP hands g's first parked host back to the ready heap, gated at
+// the group's next start, when the group has room and no host out
+// already. f.mu must be held.
+func (f *Frontier) releaseIP(g *ipGroup) {
+	if g.released != nil || len(g.parked) == 0 || (f.ipc.concurrency > 0 && g.inflight >= f.ipc.concurrency) {
+		return
+	}
+	h := heap.Pop(&g.parked).(*host)
+	h.ipReady = g.nextStart
+	g.released = h
+	f.schedule(h)
+}
+
+// unrelease clears h's gate if it was its group's released host.
+func (f *Frontier) unrelease(h *host) {
+	h.ipReady = time.Time{}
+	if g := h.ip; g != nil && g.released == h {
+		g.released = nil
+	}
+}
+
+// unpark takes h out of its group's parked heap, or clears its release,
+// and lets the group hand out another. f.mu must be held.
+func (f *Frontier) unpark(h *host) {
+	g := h.ip
+	if g == nil {
+		return
+	}
+	if h.parkIndex >= 0 {
+		heap.Remove(&g.parked, h.parkIndex)
+	}
+	if g.released == h {
+		f.unrelease(h)
+		f.releaseIP(g)
+	}
+}
+
+// forgetIP drops h from its group as it leaves memory. f.mu must be held.
+func (f *Frontier) forgetIP(h *host) {
+	g := h.ip
+	if g == nil {
+		return
+	}
+	f.unpark(h)
+	h.ip = nil
+	h.ipState = ipUnknown
+	g.members--
+	f.gcIP(g)
+}
+
+// gcIP forgets an empty group once its delay is over; a group that
+// empties within its delay is kept (its next start still binds) until
+// the next sweep, every gcSweep forgotten hosts.
+func (f *Frontier) gcIP(g *ipGroup) {
+	now := f.now()
+	if g.members == 0 && g.inflight == 0 && !now.Before(g.nextStart) {
+		delete(f.groups, g.key)
+	}
+	f.ipSweep++
+	if f.ipSweep%gcSweep == 0 {
+		for k, o := range f.groups {
+			if o.members == 0 && o.inflight == 0 && !now.Before(o.nextStart) {
+				delete(f.groups, k)
+			}
+		}
+	}
+}
+
+const gcSweep = 4096
+
+// waitingIP counts the hosts held back by their groups: parked, or
+// released but gated later than their own ready time. f.mu must be held.
+func (f *Frontier) waitingIP(now time.Time) int {
+	n := 0
+	for _, g := range f.groups {
+		n += len(g.parked)
+		if h := g.released; h != nil && h.ipReady.After(now) && h.ipReady.After(h.rec.readyAt) {
+			n++
+		}
+	}
+	return n
+}
+
+// IPGroup is what the frontier knows of one address's budget.
+type IPGroup struct {
+	Key      string // the address (IPv4) or /64 prefix (IPv6)
+	Hosts    int    // active hosts resolved to it
+	InFlight int    // leases out to it
+	Parked   int    // hosts ready but waiting for the address
+	// NextStart is the earliest start of its next request (zero: no
+	// delay pending).
+	NextStart time.Time
+}
+
+// IPGroups lists the IP groups of the active hosts (and of hosts gone
+// idle whose group's delay still runs), in no order.
+func (f *Frontier) IPGroups() []IPGroup {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]IPGroup, 0, len(f.groups))
+	for _, g := range f.groups {
+		ig := IPGroup{Key: g.key, Hosts: g.members, InFlight: g.inflight, Parked: len(g.parked)}
+		if g.released != nil {
+			ig.Parked++
+		}
+		if g.nextStart.After(f.now()) {
+			ig.NextStart = g.nextStart
+		}
+		out = append(out, ig)
+	}
+	return out
+}
+
+// parkHeap orders a group's parked hosts by ready time.
+type parkHeap []*host
+
+func (h parkHeap) Len() int { return len(h) }
+
+func (h parkHeap) Less(i, j int) bool { return hostHeap(h).Less(i, j) }
+
+func (h parkHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].parkIndex = i
+	h[j].parkIndex = j
+}
+
+func (h *parkHeap) Push(x any) {
+	hh := x.(*host)
+	hh.parkIndex = len(*h)
+	*h = append(*h, hh)
+}
+
+func (h *parkHeap) Pop() any {
+	old := *h
+	n := len(old)
+	hh := old[n-1]
+	old[n-1] = nil
+	hh.parkIndex = -1
+	*h = old[:n-1]
+	return hh
+}
