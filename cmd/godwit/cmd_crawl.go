@@ -390,7 +390,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 			Partial:       s.Cluster.URL != "",
 			Resolve:       ipResolver(fetcher),
 			IPConcurrency: s.IPConcurrency,
-			IPDelay:       s.IPDelay,
+			IPDelay:       s.ipDelay(),
 		})
 		if err != nil {
 			return nil, failure{err}

@@ -40,8 +40,9 @@ type crawlSettings struct {
 	CrawlDelayCap time.Duration `yaml:"crawl_delay_cap"`
 	// IPConcurrency and IPDelay are the IP budget hosts on one address
 	// share (IPv4; IPv6 by /64): requests in flight to it (0: no bound)
-	// and the least gap between request starts to it. Fetching directly
-	// only: through a proxy godwit does not see the hosts' addresses.
+	// and the least gap between request starts to it (0: a quarter of
+	// Delay, see ipDelay). Fetching directly only: through a proxy godwit
+	// does not see the hosts' addresses.
 	IPConcurrency int           `yaml:"ip_concurrency"`
 	IPDelay       time.Duration `yaml:"ip_delay"`
 	Workers       int           `yaml:"workers"`
@@ -194,12 +195,19 @@ const defaultAdmin = "127.0.0.1:7070"
 
 // The IP budget's defaults (docs/decisions.md, 2026-11-27): four
 // requests in flight to one address, and starts to it at least a quarter
-// of the default host delay apart, so an address serving many hosts gets
+// of the host delay apart (ipDelay), so an address serving many hosts gets
 // at most four times the request rate of one host.
-const (
-	defaultIPConcurrency = 4
-	defaultIPDelay       = 250 * time.Millisecond
-)
+const defaultIPConcurrency = 4
+
+// ipDelay is the IP budget's gap: IPDelay when given, else a quarter
+// of the host delay (250ms at the default 1s), so that the budget never
+// slows a lone host below the --delay its operator chose.
+func (s crawlSettings) ipDelay() time.Duration {
+	if s.IPDelay > 0 {
+		return s.IPDelay
+	}
+	return s.Delay / 4
+}
 
 func defaultSettings() crawlSettings {
 	return crawlSettings{
@@ -210,7 +218,6 @@ func defaultSettings() crawlSettings {
 		Delay:         time.Second,
 		CrawlDelayCap: 60 * time.Second,
 		IPConcurrency: defaultIPConcurrency,
-		IPDelay:       defaultIPDelay,
 		Workers:       16,
 		Contact:       defaultContact,
 		Timeout:       30 * time.Second,
@@ -290,7 +297,7 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.s.Delay, "delay", d.Delay, "minimum gap between request starts to one host")
 	fs.DurationVar(&f.s.CrawlDelayCap, "crawl-delay-cap", d.CrawlDelayCap, "largest robots.txt Crawl-delay honoured (larger values use the cap)")
 	fs.IntVar(&f.s.IPConcurrency, "ip-concurrency", d.IPConcurrency, "most requests in flight to one IP address (IPv6: one /64), over all its hosts (0 = no bound)")
-	fs.DurationVar(&f.s.IPDelay, "ip-delay", d.IPDelay, "minimum gap between request starts to one IP address (IPv6: one /64), over all its hosts")
+	fs.DurationVar(&f.s.IPDelay, "ip-delay", d.IPDelay, "minimum gap between request starts to one IP address (IPv6: one /64), over all its hosts (default: a quarter of --delay)")
 	fs.IntVar(&f.s.Workers, "workers", d.Workers, "concurrent fetches (each to a different host)")
 	fs.StringVar(&f.s.UserAgent, "user-agent", "", "User-Agent header (the contact is appended if missing)")
 	fs.StringVar(&f.s.Contact, "contact", d.Contact, "contact URL or e-mail put in the User-Agent")

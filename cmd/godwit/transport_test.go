@@ -458,11 +458,21 @@ func TestHostsShowIPGroup(t *testing.T) {
 }
 
 // TestIPBudgetSettings: the IP budget comes from its flags and config
-// keys, defaults to 4 and 250ms, and refuses negative values.
+// keys, defaults to 4 and a quarter of --delay (250ms at the default
+// 1s: a lone host is never held below its own delay), and refuses
+// negative values.
 func TestIPBudgetSettings(t *testing.T) {
 	d := defaultSettings()
-	if d.IPConcurrency != 4 || d.IPDelay != 250*time.Millisecond {
-		t.Errorf("defaults %d, %v; want 4, 250ms", d.IPConcurrency, d.IPDelay)
+	if d.IPConcurrency != 4 || d.ipDelay() != 250*time.Millisecond {
+		t.Errorf("defaults %d, %v; want 4, 250ms", d.IPConcurrency, d.ipDelay())
+	}
+	d.Delay = 20 * time.Millisecond
+	if d.ipDelay() != 5*time.Millisecond {
+		t.Errorf("with --delay 20ms the IP delay is %v, want 5ms", d.ipDelay())
+	}
+	d.IPDelay = time.Second
+	if d.ipDelay() != time.Second {
+		t.Errorf("with --ip-delay 1s the IP delay is %v", d.ipDelay())
 	}
 	cfg := filepath.Join(t.TempDir(), "godwit.yaml")
 	os.WriteFile(cfg, []byte("ip_concurrency: 2\nip_delay: 1s\n"), 0o644)
