@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
 )
@@ -108,6 +109,10 @@ func (s *spaWeb) jsonLinks(t *testing.T, rawURL string) (links []string, more st
 // request that no page made (no favicon, nothing off the site).
 func TestRenderFakewebSPA(t *testing.T) {
 	cfg := testConfig(t)
+	// testConfig's 150ms of quiet is too short on a loaded machine (under
+	// -race, load 20+): the script's JSON arrived after the scroll had
+	// ended, and the scrolled links were missed. The Pool's default is 300ms.
+	cfg.IdleTime = 500 * time.Millisecond
 	w := newSPAWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 10, SPA: true})
 	robots, err := w.get(t.Context(), http.MethodGet, "http://h0.fake.test/robots.txt")
 	if err != nil || !strings.Contains(string(robots.Body), "Disallow: /api/track\n") {
