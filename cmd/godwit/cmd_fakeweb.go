@@ -242,6 +242,9 @@ func printFakewebBanner(w io.Writer, addr string, cfg fakeweb.Config) {
 		}
 		fmt.Fprintf(w, "  hostile:   hosts hK with K %% %d == 0 (resources under /x/); storm host %s\n", h.Every, storm)
 	}
+	if cfg.SPA {
+		fmt.Fprintf(w, "  spa:       a share %v of the hosts, evenly from h0, are single-page applications (shells; /spa/app.js, /api/page/N.json, /api/more/N.json; /api/track disallowed)\n", cfg.SPAShare)
+	}
 	if cfg.Duplicates {
 		fmt.Fprintf(w, "  duplicates: every host links to /d/exact/N, /d/near/C/M and /d/distinct/K\n")
 	}
