@@ -39,6 +39,8 @@ func (f *fakewebFlags) register(fs *pflag.FlagSet, d fakeweb.Config) {
 	fs.Int64Var(&f.cfg.Seed, "seed", d.Seed, "PRNG seed: the same seed gives the same web")
 	fs.BoolVar(&f.cfg.Sitemaps, "sitemaps", d.Sitemaps, "robots.txt lists a sitemap index (one gzip child) that also lists pages nothing links to")
 	fs.BoolVar(&f.cfg.Requisites, "requisites", d.Requisites, "pages embed stylesheets (with @import and url()), images (also srcset), scripts, an icon and a font, some on the next host (its CDN)")
+	fs.BoolVar(&f.cfg.SPA, "spa", d.SPA, "some hosts are single-page applications: empty shells whose script builds text and links from JSON (on even pages partly only when scrolled) and asks /api/track, which robots.txt disallows; not with --traps, --page-signals, --hostile, --duplicates, --changing or --requisites")
+	fs.Float64Var(&f.cfg.SPAShare, "spa-share", d.SPAShare, "with --spa, the share of hosts that are SPAs, picked evenly from h0 (0: every host)")
 	fs.BoolVar(&f.cfg.PageSignals, "page-signals", d.PageSignals, "some pages carry meta robots, X-Robots-Tag and rel=nofollow; some pages are reachable only through nofollow")
 	fs.BoolVar(&f.cfg.Hostile, "hostile", d.Hostile, "hostile hosts link to slow, hanging, dripping, 20 MB, gzip/zstd-bomb, 429/503, redirect-loop, error, non-HTML, legacy-charset and malformed resources; one storm host answers 503 for a while")
 	h := &f.cfg.HostileConfig
@@ -278,6 +280,9 @@ func printFakewebBanner(w io.Writer, addr string, cfg fakeweb.Config) {
 			storm = fmt.Sprintf("h%d.%s for %v", h.StormHost, cfg.Domain, h.StormFor)
 		}
 		fmt.Fprintf(w, "  hostile:   hosts hK with K %% %d == 0 (resources under /x/); storm host %s\n", h.Every, storm)
+	}
+	if cfg.SPA {
+		fmt.Fprintf(w, "  spa:       a share %v of the hosts, evenly from h0, are single-page applications (shells; /spa/app.js, /api/page/N.json, /api/more/N.json; /api/track disallowed)\n", cfg.SPAShare)
 	}
 	if cfg.Duplicates {
 		fmt.Fprintf(w, "  duplicates: every host links to /d/exact/N, /d/near/C/M and /d/distinct/K\n")
