@@ -75,6 +75,8 @@ type Frontier struct {
 	shards  shardSet
 	closed  bool
 	changed chan struct{} // closed and replaced whenever a waiter may proceed
+	visits  int           // visits out on hosts (visit.go): the crawl is not over
+
 }
 
 // host is the in-memory state of an active host.
@@ -116,6 +118,10 @@ type lease struct {
 	prevReady time.Time // the host's ready time before the lease reserved it
 	improve   bool      // found by a shorter path while leased: replay when done
 	revisit   bool      // the item is in revisitBand
+	// visiting and visitReady are the lease's shared visits (visit.go):
+	// one in flight, and when the host may next be asked under the lease.
+	visiting   bool
+	visitReady time.Time
 }
 
 // counts are crawl-wide totals, persisted with every batch.
@@ -755,7 +761,7 @@ func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
 	if f.re != nil && f.counts.due > 0 {
 		return crawl.Lease{}, max(f.earliestDue.Sub(f.now()), time.Millisecond), nil
 	}
-	if len(f.leases) == 0 && !f.shards.partial {
+	if len(f.leases) == 0 && f.visits == 0 && !f.shards.partial {
 		return crawl.Lease{}, 0, crawl.ErrExhausted
 	}
 	return crawl.Lease{}, -1, nil
@@ -885,7 +891,7 @@ func (f *Frontier) apply(id uint64, ls *lease, out crawl.Outcome, m crawl.Positi
 	}
 	// The lease reserved the host pessimistically; now the exchange's end
 	// is known.
-	h.rec.readyAt = ls.prevReady
+	h.rec.readyAt = laterOf(ls.prevReady, ls.visitReady) // visitReady: visit.go
 	if out.Requested {
 		h.rec.pol = f.policy.Observe(h.rec.pol, politeness.Observation{
 			Start:         out.Start,
