@@ -58,6 +58,7 @@ func effectiveSettings(s crawlSettings) crawlSettings {
 	a.Default()
 	s.Dedup.RevisitMin, s.Dedup.NearDuplicates, s.Dedup.NearDistance, s.Dedup.NearWindow =
 		a.RevisitMin, string(a.NearDup), a.NearDistance, a.NearWindow
+	s.Render = s.Render.effective()
 	if s.Process.Errors == "" {
 		s.Process.Errors = "skip"
 	}
