@@ -87,6 +87,12 @@ func (c *Crawler) RenderMode() render.Mode {
 
 var errSubRequest = errors.New("crawl: browser request refused")
 
+// maxVisitWait bounds the wait for a host's slot for one browser request;
+// past it the request is failed to the browser (counted as refused). Two
+// pages rendering at once, each on the other's host's lease, would
+// otherwise wait for each other until the browser's page timeout.
+const maxVisitWait = 20 * time.Second
+
 // rendered is what a render of a page changed about its reading.
 type rendered struct {
 	res *render.Result
@@ -200,7 +206,9 @@ func (c *Crawler) subFetcher(held uint64, heldEnd time.Time, page Task) render.F
 			return nil, fmt.Errorf("%w: excluded by %s", errSubRequest, rule)
 		}
 		for tries := 0; ; tries++ {
-			v, err := c.visitor.Visit(ctx, l.Host, held, heldEnd)
+			vctx, cancel := context.WithTimeout(ctx, maxVisitWait)
+			v, err := c.visitor.Visit(vctx, l.Host, held, heldEnd)
+			cancel()
 			if errors.Is(err, ErrNotOwned) {
 				c.rstats.notOwned.Add(1)
 				return nil, err
