@@ -37,6 +37,8 @@ func (f *fakewebFlags) register(fs *pflag.FlagSet, d fakeweb.Config) {
 	fs.Int64Var(&f.cfg.Seed, "seed", d.Seed, "PRNG seed: the same seed gives the same web")
 	fs.BoolVar(&f.cfg.Sitemaps, "sitemaps", d.Sitemaps, "robots.txt lists a sitemap index (one gzip child) that also lists pages nothing links to")
 	fs.BoolVar(&f.cfg.Requisites, "requisites", d.Requisites, "pages embed stylesheets (with @import and url()), images (also srcset), scripts, an icon and a font, some on the next host (its CDN)")
+	fs.BoolVar(&f.cfg.SPA, "spa", d.SPA, "some hosts are single-page applications: empty shells whose script builds text and links from JSON (on even pages partly only when scrolled) and asks /api/track, which robots.txt disallows; not with --traps, --page-signals, --hostile, --duplicates, --changing or --requisites")
+	fs.Float64Var(&f.cfg.SPAShare, "spa-share", d.SPAShare, "with --spa, the share of hosts that are SPAs, picked evenly from h0 (0: every host)")
 	fs.BoolVar(&f.cfg.PageSignals, "page-signals", d.PageSignals, "some pages carry meta robots, X-Robots-Tag and rel=nofollow; some pages are reachable only through nofollow")
 	fs.BoolVar(&f.cfg.Hostile, "hostile", d.Hostile, "hostile hosts link to slow, hanging, dripping, 20 MB, gzip/zstd-bomb, 429/503, redirect-loop, error, non-HTML, legacy-charset and malformed resources; one storm host answers 503 for a while")
 	h := &f.cfg.HostileConfig

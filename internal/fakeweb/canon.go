@@ -39,6 +39,11 @@ const (
 	resDup        // dupPaths[n], with Config.Duplicates
 	resChange     // "/c/N", with Config.Changing
 	resAsset      // assetPath(n), a page requisite, with Config.Requisites
+	// The script's requests on an SPA host (spa.go), with Config.SPA.
+	resSPAScript // "/spa/app.js"
+	resSPAPage   // "/api/page/N.json"
+	resSPAMore   // "/api/more/N.json", on scrolling pages
+	resSPATrack  // "/api/track", which robots.txt disallows
 )
 
 type resource struct {
@@ -149,6 +154,9 @@ func (w *Web) resolve(host int, clean string) resource {
 		}
 	}
 	if r, ok := w.resolveFeature(host, clean); ok {
+		return r
+	}
+	if r, ok := w.resolveSPA(host, clean); ok {
 		return r
 	}
 	if r, ok := w.resolveTrap(host, clean); ok {

@@ -261,6 +261,17 @@ type Config struct {
 	// requisites of the pages fetched, and those fetched (see the package
 	// documentation, "Page requisites").
 	Requisites bool
+	// SPA makes some hosts single-page applications: their ordinary
+	// pages are empty shells whose script builds text and links from a
+	// JSON endpoint of the host, on even pages partly only when scrolled,
+	// and asks /api/track, which their robots.txt disallows (see the
+	// package documentation, "Single-page applications"). It cannot be
+	// combined with Traps, PageSignals, Hostile, Duplicates, Changing or
+	// Requisites, whose additions the shells do not carry.
+	SPA bool
+	// SPAShare is the share of hosts that are SPAs with SPA, picked
+	// evenly from host 0. Zero means 1: every host.
+	SPAShare float64
 	// Now is the web's clock: it stamps the request log and drives the
 	// changing pages. Nil means time.Now. It is not configuration one
 	// writes in a file, hence the tags.
@@ -310,6 +321,9 @@ func (c *Config) Default() {
 	}
 	if c.TreeFanout == 0 {
 		c.TreeFanout = 2
+	}
+	if c.SPA && c.SPAShare == 0 {
+		c.SPAShare = 1
 	}
 }
 
@@ -377,6 +391,22 @@ func (c Config) Validate() error {
 		if err := c.ChangingConfig.validate(); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if c.SPA {
+		if math.IsNaN(c.SPAShare) || c.SPAShare <= 0 || c.SPAShare > 1 {
+			bad("spa share %v is outside (0, 1]", c.SPAShare)
+		}
+		for _, f := range []struct {
+			name string
+			on   bool
+		}{{"traps", len(c.Traps.Kinds()) > 0}, {"page signals", c.PageSignals}, {"hostile", c.Hostile},
+			{"duplicates", c.Duplicates}, {"changing", c.Changing}, {"requisites", c.Requisites}} {
+			if f.on {
+				bad("spa cannot be combined with %s", f.name)
+			}
+		}
+	} else if c.SPAShare != 0 {
+		bad("spa share %v is set without spa", c.SPAShare)
 	}
 	if c.TreeFanout < 1 || c.TreeFanout > maxLinksPerPage {
 		bad("tree fanout %d is outside 1..%d", c.TreeFanout, maxLinksPerPage)

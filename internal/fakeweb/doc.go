@@ -245,6 +245,35 @@
 // crawler's deduplication from what the crawler kept, and
 // Report.ContentDuplicates counts the requests for them by kind.
 //
+// # Single-page applications
+//
+// With Config.SPA the hosts SPAShare picks (evenly, host 0 first; every
+// host by default) are single-page applications. Their ordinary pages
+// ("/" and /p/N) are empty shells: a title "Loading", a <noscript>
+// asking for JavaScript, <div id="root" data-api="/api/page/N.json">
+// and <script src="/spa/app.js">, no text and no links. The script asks
+// /api/track (answered 204), which the robots.txt of every host then
+// disallows in every group, then the page's JSON, from which it builds
+// the title, a line of text and the page's links as <a href>s with
+// absolute URLs: the same targets as the page of a static host. On the
+// even pages (the home page included) the JSON gives only some links
+// (the first child in the tree of pages and half the others) and names
+// /api/more/N.json, which the script fetches for the rest only once a
+// sentinel below a 3000px spacer scrolls into view (an
+// IntersectionObserver). The ground truth is that of the static web: a
+// correct crawl renders the shells and scrolls them.
+// Report.SPARequests counts the script and JSON requests (held to every
+// rule of politeness and robots.txt like any other), SPATrackRequests
+// those for /api/track (DisallowedRequests too), RenderedOnly and
+// ScrollOnly the pages of the truth that only script-built links, or
+// only links built when scrolled, reach (and those covered), and Unmade
+// the requests no page could have made: for URLs the web does not have
+// (/favicon.ico among them: no page names an icon) or hosts it does not
+// have, and for a JSON before its shell (or, for /api/more/N.json,
+// before /api/page/N.json) or the script or /api/track before any shell
+// of the host was requested. SPA cannot be combined with Traps,
+// PageSignals, Hostile, Duplicates, Changing or Requisites.
+//
 // # Changing pages
 //
 // With Config.Changing every host has pages /c/0../c/{K-1}, linked from

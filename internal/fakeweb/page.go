@@ -52,6 +52,9 @@ func (w *Web) respond(host int, res resource, q reqInfo) response {
 	case resRobots:
 		return w.robots(host)
 	case resPage:
+		if w.isSPA(host) {
+			return w.spaShell(host, res.n)
+		}
 		resp := response{status: http.StatusOK, contentType: htmlType, body: w.render(host, res.n, false, q.sid),
 			robotsTag: signalSpecs[w.pageSignal(host, res.n)].header}
 		if w.isHostile(host) || w.cfg.Changing {
@@ -89,6 +92,8 @@ func (w *Web) respond(host int, res resource, q reqInfo) response {
 		return w.changeResponse(host, res.n, w.now())
 	case resAsset:
 		return w.assetResponse(host, res.n)
+	case resSPAScript, resSPAPage, resSPAMore, resSPATrack:
+		return w.spaResponse(host, res)
 	}
 	return plain(http.StatusNotFound)
 }

@@ -207,6 +207,33 @@ type Report struct {
 	// ContentDistinct, all present when it is on, nil otherwise.
 	ContentDuplicates map[string]int `json:"content_duplicates,omitempty"`
 
+	// Single-page applications (Config.SPA); all zero without it.
+	//
+	// SPAHosts is the number of SPA hosts. SPARequests counts the
+	// requests for their script and JSON (/spa/app.js, /api/page/N.json,
+	// /api/more/N.json, /api/track), which are not PageRequests but are
+	// held to every rule of politeness and robots.txt like any request;
+	// SPATrackRequests those for /api/track, which robots.txt disallows
+	// (they are DisallowedRequests too). RenderedOnly counts the pages of
+	// the ground truth that only the links an SPA's script builds reach
+	// (a crawl that sees only the shells misses them), ScrollOnly those
+	// that only the links a page builds when scrolled reach; the Covered
+	// fields count those covered. Unmade counts the requests no page of
+	// the web could have made: for a URL the web does not have (404,
+	// /favicon.ico included: no page names an icon) or on a host it does
+	// not have, or for a shell's JSON, its scrolled JSON or the script
+	// before any request for the shell (the JSON) or for a shell of the
+	// host; UnmadeSample names up to 20.
+	SPAHosts            int      `json:"spa_hosts,omitempty"`
+	SPARequests         int      `json:"spa_requests,omitempty"`
+	SPATrackRequests    int      `json:"spa_track_requests,omitempty"`
+	RenderedOnly        int      `json:"rendered_only,omitempty"`
+	RenderedOnlyCovered int      `json:"rendered_only_covered,omitempty"`
+	ScrollOnly          int      `json:"scroll_only,omitempty"`
+	ScrollOnlyCovered   int      `json:"scroll_only_covered,omitempty"`
+	Unmade              int      `json:"unmade,omitempty"`
+	UnmadeSample        []string `json:"unmade_sample,omitempty"`
+
 	// Changing pages (Config.Changing); all zero or nil without it.
 	//
 	// Freshness is the mean over the changing pages measured
@@ -340,6 +367,10 @@ func (r Report) String() string {
 		fmt.Fprintf(&b, "\nrequisites: %d requests, %d/%d needed fetched, %d unneeded, %d duplicates, %d violations; missing %v",
 			r.RequisiteRequests, r.RequisitesFetched, r.Requisites, r.RequisitesUnneeded, r.RequisiteDuplicates, r.RequisiteViolations, r.RequisitesMissing)
 	}
+	if r.SPAHosts > 0 {
+		fmt.Fprintf(&b, "\nspa: %d hosts, %d script/JSON requests (track %d); rendered-only pages %d/%d covered, scroll-only %d/%d; unmade requests %d %v",
+			r.SPAHosts, r.SPARequests, r.SPATrackRequests, r.RenderedOnlyCovered, r.RenderedOnly, r.ScrollOnlyCovered, r.ScrollOnly, r.Unmade, r.UnmadeSample)
+	}
 	if r.ContentDuplicates != nil {
 		fmt.Fprintf(&b, "\nduplicate content requests: exact %d, near %d, distinct %d",
 			r.ContentDuplicates[ContentExact], r.ContentDuplicates[ContentNear], r.ContentDuplicates[ContentDistinct])
@@ -402,6 +433,10 @@ func (w *Web) Report(j Judge) Report {
 		linked = w.walk(seeds, j.MaxDepth, walk{sitemaps: false, nofollow: true})
 	}
 	rep := Report{Reachable: t.reachable, MinGap: map[string]time.Duration{}}
+	var spa *spaJudge
+	if w.cfg.SPA {
+		spa = w.newSPAJudge(&rep, seeds, j.MaxDepth)
+	}
 	if w.cfg.Hostile {
 		rep.Hostile = map[string]int{hostileStorm: 0}
 		for _, s := range hostileSpecs {
@@ -436,6 +471,7 @@ func (w *Web) Report(j Judge) Report {
 		rep.Requests++
 		host, ok := w.lookupHost(q.Host)
 		if !ok {
+			spa.unmade(&rep, q)
 			rep.UnknownHostRequests++
 			rep.flag(ViolationUnknownHost, q, "%s %s: no such host on this web", q.Method, q.RawURL)
 			continue
@@ -539,6 +575,8 @@ func (w *Web) Report(j Judge) Report {
 			rep.SitemapRequests++
 		case requisite:
 			rep.RequisiteRequests++
+		case res.spaSub():
+			rep.SPARequests++
 		default:
 			rep.PageRequests++
 		}
@@ -563,6 +601,9 @@ func (w *Web) Report(j Judge) Report {
 			rep.flag(ViolationDisallowed, q, "robots.txt disallows it for %s (%s)", agent, by)
 		}
 		if sitemap {
+			continue
+		}
+		if spa != nil && spa.observe(&rep, q, host, res) {
 			continue
 		}
 		if requisite {
@@ -655,6 +696,9 @@ func (w *Web) Report(j Judge) Report {
 	}
 	if w.cfg.Requisites {
 		w.finishRequisites(&rep, pagesOK, reqs200)
+	}
+	if spa != nil {
+		spa.finish(&rep, t, covered)
 	}
 	if w.cfg.SkewedGraph {
 		bfs := t

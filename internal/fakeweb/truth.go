@@ -30,6 +30,10 @@ type truth struct {
 type walk struct {
 	sitemaps bool // URLs listed in sitemaps (with Config.Sitemaps)
 	nofollow bool // obey nofollow (with Config.PageSignals)
+	// What of an SPA host's pages (Config.SPA) a crawler sees: with
+	// shells, only the shells, no links; with noScroll, the links the
+	// script builds before any scroll. By default, every link.
+	shells, noScroll bool
 }
 
 // The slots of a host's pages in a truth: its PagesPerHost ordinary
@@ -254,6 +258,14 @@ func (w *Web) walk(seeds []string, maxDepth int, how walk) truth {
 			continue
 		}
 		links = w.appendLinks(links[:0], src, r, from.host, from.n, false)
+		if w.isSPA(from.host) {
+			switch {
+			case how.shells:
+				links = links[:0]
+			case how.noScroll:
+				links, _ = spaSplit(links, from.n)
+			}
+		}
 		for _, l := range links {
 			if how.nofollow && l.nofollow {
 				continue

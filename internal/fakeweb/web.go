@@ -74,6 +74,9 @@ func New(cfg Config) (*Web, error) {
 		RobotsRedirect:   robotsDisallowFile,
 		RobotsFlaky:      robotsDisallowFile,
 	} {
+		if cfg.SPA {
+			file = addSPATrackRule(file)
+		}
 		w.robotsBodies[k] = []byte(file)
 		w.rules[k] = parseRobots(file, agent)
 	}

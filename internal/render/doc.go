@@ -21,7 +21,10 @@
 //     caller's Fetcher, which is where the crawler's SSRF guard, robots.txt,
 //     politeness and archive sit. A Fetcher error fails the request in the
 //     browser (ErrDisallowed as BlockedByClient, counted in
-//     Result.Disallowed); nothing is ever continued to the network. As a
+//     Result.Disallowed); nothing is ever continued to the network. The
+//     browser's own request for a page's /favicon.ico, which it makes
+//     whatever the page says, is failed without reaching the Fetcher
+//     (Result.Own) unless the page's document names favicon.ico. As a
 //     second line, the browser is started with a proxy that refuses
 //     everything (also for loopback) and a resolver that resolves nothing,
 //     and with background networking, component updates, sync, domain

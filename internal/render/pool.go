@@ -69,6 +69,7 @@ type Result struct {
 	SubRequests int      // requests answered through the Fetcher
 	Disallowed  int      // requests failed with ErrDisallowed
 	Failed      int      // other requests failed to the browser
+	Own         int      // the browser's own requests (its favicon), failed without the Fetcher
 	Attempts    int      // 1 unless the browser crashed or hung
 }
 

@@ -1,9 +1,11 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,6 +34,7 @@ type tab struct {
 	subs       int
 	disallowed int
 	failed     int
+	own        int
 	wg         sync.WaitGroup
 }
 
@@ -132,7 +135,7 @@ func (p *Pool) renderOnce(ctx context.Context, b *browser, pg Page, fetch Fetche
 	finish()
 	tb.mu.Lock()
 	res.Requisites = tb.requisites
-	res.SubRequests, res.Disallowed, res.Failed = tb.subs, tb.disallowed, tb.failed
+	res.SubRequests, res.Disallowed, res.Failed, res.Own = tb.subs, tb.disallowed, tb.failed, tb.own
 	tb.mu.Unlock()
 	return res, nil
 }
@@ -242,6 +245,13 @@ func (tb *tab) handle(e *cdpfetch.EventRequestPaused) {
 		fail(network.ErrorReasonAccessDenied)
 		return
 	}
+	if tb.ownFavicon(e) {
+		tb.mu.Lock()
+		tb.own++
+		tb.mu.Unlock()
+		fail(network.ErrorReasonBlockedByClient)
+		return
+	}
 	h := http.Header{}
 	for k, v := range e.Request.Headers {
 		if s, ok := v.(string); ok {
@@ -268,6 +278,21 @@ func (tb *tab) handle(e *cdpfetch.EventRequestPaused) {
 	default:
 		fulfil(resp.Status, resp.Header, resp.Body)
 	}
+}
+
+// ownFavicon reports whether e is the browser's own request for the
+// page's /favicon.ico (resource type Other), which no page made: Chromium
+// asks for it whatever the page says. A page whose plain document names
+// favicon.ico (a <link rel="icon">) gets it through the Fetcher.
+func (tb *tab) ownFavicon(e *cdpfetch.EventRequestPaused) bool {
+	if e.ResourceType != network.ResourceTypeOther {
+		return false
+	}
+	u, err := url.Parse(e.Request.URL)
+	if err != nil || u.Path != "/favicon.ico" {
+		return false
+	}
+	return !bytes.Contains(tb.page.Body, []byte("favicon.ico"))
 }
 
 // sameDoc reports whether the browser's request URL a names the page b
