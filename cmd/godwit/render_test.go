@@ -1,10 +1,15 @@
 package main
 
 import (
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/godwit-crawler/godwit/internal/admin"
+	"github.com/godwit-crawler/godwit/internal/crawl"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
+	"github.com/godwit-crawler/godwit/internal/lifecycle"
 	"github.com/godwit-crawler/godwit/internal/render"
 )
 
@@ -51,5 +56,52 @@ func TestRenderSPAWeb(t *testing.T) {
 	if never.RenderedOnlyCovered != 0 || never.ScrollOnlyCovered != 0 {
 		t.Errorf("--render never covered %d rendered-only and %d scroll-only pages, want none (only the shells)",
 			never.RenderedOnlyCovered, never.ScrollOnlyCovered)
+	}
+}
+
+// TestRenderSettings: --render takes never, auto or always; always
+// without a browser, or a --browser that is not there, is an error in
+// words; auto without a browser renders nothing; the effective settings
+// show the defaults.
+func TestRenderSettings(t *testing.T) {
+	if err := (renderSettings{Mode: "sometimes"}).validate(); err == nil {
+		t.Error(`validate(--render sometimes) = nil, want an error`)
+	}
+	if err := (renderSettings{MaxShare: 1.5}).validate(); err == nil {
+		t.Error("validate(max_share 1.5) = nil, want an error")
+	}
+	log := slog.New(slog.DiscardHandler)
+	var g lifecycle.Group
+	defer g.Stop()
+	s := defaultSettings()
+	s.Render = renderSettings{Mode: "always", Browser: "/nonexistent/chromium"}
+	var ccfg crawl.Config
+	if _, err := startRender(t.Context(), &g, s, &ccfg, log); err == nil || !strings.Contains(err.Error(), "needs a browser") {
+		t.Errorf("--render always --browser /nonexistent: err = %v, want one saying it needs a browser", err)
+	}
+	t.Setenv("PATH", t.TempDir()) // no chromium there
+	s.Render = renderSettings{Mode: "auto"}
+	if pool, err := startRender(t.Context(), &g, s, &ccfg, log); err != nil || pool != nil || ccfg.Render.Mode != "" {
+		t.Errorf("--render auto without a browser: pool %v, err %v, mode %q; want no pool, no error", pool, err, ccfg.Render.Mode)
+	}
+	s.Render = renderSettings{Mode: "always"}
+	if _, err := startRender(t.Context(), &g, s, &ccfg, log); err == nil {
+		t.Error("--render always without a browser: no error")
+	}
+	e := effectiveSettings(defaultSettings()).Render
+	if e.Mode != "auto" || e.Workers != 2 || e.MaxShare != 0.2 || e.RestartAfter != 200 || e.Learn != 3 {
+		t.Errorf("effective render settings %+v, want auto, 2 tabs, share 0.2, restart after 200, learn 3", e)
+	}
+}
+
+// TestHostShowRender: godwit hosts show H says the host's render verdict
+// and its evidence.
+func TestHostShowRender(t *testing.T) {
+	var b strings.Builder
+	printHost(&b, admin.Host{Name: "h0.example", Render: &admin.HostRender{Mode: "auto", Verdict: "pays",
+		Rendered: 3, Found: 3, NewLinks: 12, LastReasons: []string{"empty-app-root"}}}, time.Now())
+	want := "pays (mode auto): 3 pages rendered, 3 found more, 0 found nothing, 12 links only rendering found, last picked for empty-app-root"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("hosts show:\n%s\nwant a rendering line %q", b.String(), want)
 	}
 }
