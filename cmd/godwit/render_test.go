@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,19 +29,20 @@ func TestRenderSPAWeb(t *testing.T) {
 	// seconds): it has no page only a scrolled link reaches, which
 	// internal/crawl's TestRenderCrawl covers.
 	cfg := fakeweb.Config{Hosts: 1, PagesPerHost: 6, Seed: 7, SPA: true}
-	crawlSPA := func(mode string) fakeweb.Report {
+	crawlSPA := func(mode string) (fakeweb.Report, crawlResult) {
 		web, addr := startWeb(t, cfg)
 		seeds := []string{"http://h0." + web.Config().Domain + "/"}
 		s := testSettings(t, addr)
 		s.Delay = 5 * time.Millisecond
 		s.Render.Mode = mode
 		s.Render.MaxShare = 1
+		s.Render.Screenshot = true
 		res := crawlInProcess(t, s, seeds)
 		r := web.Report(fakeweb.Judge{Delay: s.Delay, Seeds: seeds})
 		t.Logf("--render %s: %s; rendered %+v", mode, r, res.Render)
-		return r
+		return r, res
 	}
-	r := crawlSPA("auto")
+	r, res := crawlSPA("auto")
 	if r.SPAHosts == 0 || r.RenderedOnly == 0 {
 		t.Fatalf("the web has %d SPA hosts and %d rendered-only pages: not the web this test needs", r.SPAHosts, r.RenderedOnly)
 	}
@@ -52,10 +54,30 @@ func TestRenderSPAWeb(t *testing.T) {
 		t.Errorf("%d concurrency and %d gap violations, %d requests for the disallowed /api/track, %d requests no page made %v; want none",
 			r.ConcurrencyViolations, r.GapViolations, r.SPATrackRequests, r.Unmade, r.UnmadeSample)
 	}
-	never := crawlSPA("never")
+	// The WARC files, conversion and screenshot records included, pass
+	// our verifier and the independent readers.
+	var paths []string
+	for _, name := range res.WARCFiles {
+		paths = append(paths, filepath.Join(res.WARCDir, name))
+	}
+	fault := func(_, msg string) { t.Error(msg) }
+	ours := verifyOurs(t, paths, fault)
+	theirs := readNlnwa(t, paths, fault)
+	if ours.Records != theirs.records || int64(theirs.types["conversion"]) != res.Render.Pages || int64(theirs.types["resource"]) != res.Render.Pages {
+		t.Errorf("records: ours %d, nlnwa/gowarc %d %v; want as many conversion and resource records as pages rendered (%d)",
+			ours.Records, theirs.records, theirs.types, res.Render.Pages)
+	}
+	if ia := verifyIA(t, paths, fault); ia.records != theirs.records {
+		t.Errorf("internetarchive/gowarc read %d records, nlnwa/gowarc %d", ia.records, theirs.records)
+	}
+	never, _ := crawlSPA("never")
 	if never.RenderedOnlyCovered != 0 || never.ScrollOnlyCovered != 0 {
 		t.Errorf("--render never covered %d rendered-only and %d scroll-only pages, want none (only the shells)",
 			never.RenderedOnlyCovered, never.ScrollOnlyCovered)
+	}
+	// Last: without warcio.js installed, readWarcio skips the test.
+	if w := readWarcio(t, paths, fault); w != nil && w.Records != theirs.records {
+		t.Errorf("warcio read %d records, nlnwa/gowarc %d", w.Records, theirs.records)
 	}
 }
 
