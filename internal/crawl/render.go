@@ -110,12 +110,15 @@ func (c *Crawler) renderPage(ctx context.Context, held uint64, t Task, resp *fet
 		!resp.IsHTML() || resp.Truncated != "" {
 		return nil
 	}
-	body, err := c.fetcher.Decode(resp)
-	if err != nil && len(body) == 0 {
+	if !rd.hasPlain {
 		return nil
 	}
-	plain := render.Read(body)
+	plain, body := rd.plain, rd.renderBody
 	ok, why := c.selector.Decide(t.Host, plain)
+	if ok && body == nil { // the verdict changed since read: not kept
+		c.selector.Abandon()
+		ok = false
+	}
 	if !ok {
 		return nil
 	}
@@ -292,4 +295,24 @@ func (c *Crawler) archiveRendered(ctx context.Context, t Task, capture Capture, 
 		png = r.res.Screenshot
 	}
 	return conv.Convert(ctx, capture, t.URL, []byte(r.res.HTML), png)
+}
+
+// maxRenderBody is the largest decoded page considered for rendering: a
+// script-built page's shell is small, and a page this large has its
+// content already (or is a decompression bomb).
+const maxRenderBody = 1 << 20
+
+// renderCandidate reads the render signals of an HTML page's plain body
+// (decoded once, by parseHTML), and keeps the body only for a page the
+// Selector may pick: a page no render will use is not held in memory.
+func (c *Crawler) renderCandidate(host string, body []byte) (render.Signals, []byte) {
+	s := render.Read(body)
+	h, _ := c.selector.Host(host)
+	switch {
+	case c.cfg.Render.Mode == render.Always, h.Verdict == render.Pays:
+		return s, body
+	case h.Verdict != render.Useless && len(s.Reasons(h.MeanLinks)) > 0:
+		return s, body
+	}
+	return s, nil
 }

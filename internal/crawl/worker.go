@@ -14,6 +14,7 @@ import (
 	"github.com/godwit-crawler/godwit/internal/fetch"
 	"github.com/godwit-crawler/godwit/internal/freshness"
 	"github.com/godwit-crawler/godwit/internal/politeness"
+	"github.com/godwit-crawler/godwit/internal/render"
 	"github.com/godwit-crawler/godwit/internal/robots"
 	"github.com/godwit-crawler/godwit/internal/simhash"
 )
@@ -318,6 +319,12 @@ type reading struct {
 	// for the processors.
 	body     []byte
 	encoding string
+	// plain are an HTML page's render signals, when the crawl renders
+	// (hasPlain); renderBody its decoded body, kept for a page that may
+	// be rendered (render.go).
+	plain      render.Signals
+	hasPlain   bool
+	renderBody []byte
 }
 
 // decision is what the archive should do with the response.
@@ -369,6 +376,10 @@ func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) readin
 			break
 		}
 		rd.simhash, rd.hasSimHash, rd.title = fp, hasFP, doc.Title
+		if c.renderer != nil && t.Sitemap == 0 && resp.Truncated == "" && len(body) <= maxRenderBody {
+			rd.plain, rd.renderBody = c.renderCandidate(t.Host, body)
+			rd.hasPlain = true
+		}
 		if c.procs != nil && c.procs.Len() > 0 {
 			rd.body, rd.encoding = body, doc.Encoding // kept only for them
 		}
