@@ -587,6 +587,14 @@ func printHost(out io.Writer, h admin.Host, now time.Time) {
 		policy = strings.Join(parts, ", ")
 	}
 	fmt.Fprintf(tw, "override\t%s\n", policy)
+	if r := h.Render; r != nil {
+		why := ""
+		if len(r.LastReasons) > 0 {
+			why = ", last picked for " + strings.Join(r.LastReasons, ", ")
+		}
+		fmt.Fprintf(tw, "rendering\t%s (mode %s): %d pages rendered, %d found more, %d found nothing, %d links only rendering found%s\n",
+			r.Verdict, r.Mode, r.Rendered, r.Found, r.FoundNothing, r.NewLinks, why)
+	}
 	for i, a := range h.Aliases {
 		label := ""
 		if i == 0 {

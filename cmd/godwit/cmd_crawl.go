@@ -172,6 +172,10 @@ type crawlResult struct {
 	// MaxPages is --max-pages; BudgetSpent says the run used all of it.
 	MaxPages    int64
 	BudgetSpent bool
+	// Render is what rendering did; RenderMode "" when no page could be
+	// rendered.
+	Render     crawl.RenderStats
+	RenderMode string
 }
 
 // startAdmin serves the admin API, dashboard and metrics of a crawl on
@@ -433,6 +437,9 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 			res.Stats = c.Stats()
 			res.Seeds = c.Seeds()
 			res.BudgetSpent = c.BudgetSpent()
+			if m := c.RenderMode(); m != "never" {
+				res.Render, res.RenderMode = c.RenderStats(), string(m)
+			}
 		}
 		res.Data, res.MaxPages = s.Data, s.MaxPages
 		res.Dedup = arch.Stats()
@@ -469,6 +476,13 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	}
 	deps := crawl.Deps{Frontier: front, Fetcher: fetcher, Archive: arch, Logger: log, Processors: procs.runner,
 		Events: teeEvents{pages}}
+	pool, err := startRender(ctx, &g, s, &ccfg, log) // render.go
+	if err != nil {
+		return res, err
+	}
+	if pool != nil {
+		deps.Renderer = pool
+	}
 	if evs != nil {
 		deps.Events = teeEvents{pages, evs}
 	}
@@ -506,6 +520,13 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 	}
 	if cn != nil {
 		metrics = append(metrics, func(reg prometheus.Registerer) error { return reg.Register(cn.Collector()) })
+	}
+	if pool != nil {
+		metrics = append(metrics, func(reg prometheus.Registerer) error {
+			return reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "godwit_render_restarts_total",
+				Help: "Browser processes started after the first (every render.restart_after pages, memory, crash or hang)."},
+				func() float64 { return float64(pool.Stats().Restarts) }))
+		})
 	}
 	if err := g.Start(ctx, "admin", func(ctx context.Context) (lifecycle.Stop, error) {
 		be := newBackend(c, fr, arch, ccfg.URL)
@@ -608,6 +629,11 @@ func printSummary(w io.Writer, r crawlResult) {
 	fmt.Fprintf(w, "  traps       %d URLs refused: %d calendar, %d repeated path, %d too long, %d too deep a path, %d too many parameters, %d host budget, %d discovery anomaly (%d hosts demoted), %d template exhausted\n",
 		s.Traps.Total(), s.Traps.Calendar, s.Traps.PathRepeats, s.Traps.URLTooLong, s.Traps.PathTooDeep,
 		s.Traps.TooManyParams, s.Traps.HostBudget, s.Traps.Anomaly, s.Traps.DemotedHosts, s.Traps.Template)
+	if r.RenderMode != "" {
+		rs := r.Render
+		fmt.Fprintf(w, "  rendered    %d pages (--render %s) in %s, %d found more than the plain fetch, %d failed (plain fetch kept); %d browser requests fetched, %d disallowed by robots.txt, %d refused\n",
+			rs.Pages, r.RenderMode, time.Duration(rs.Nanos).Round(time.Millisecond), rs.Found, rs.Failed, rs.SubRequests, rs.Disallowed, rs.Refused+rs.NotOwned)
+	}
 	if a := s.Aliases; a.Adopted > 0 || a.Retracted > 0 {
 		fmt.Fprintf(w, "  aliases     %d URL alias rules adopted, %d retracted; %d links rewritten, %d queued aliases not fetched, %d kept to verify\n",
 			a.Adopted, a.Retracted, a.Rewritten, a.Skipped, a.Verified)

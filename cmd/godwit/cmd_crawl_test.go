@@ -60,6 +60,9 @@ func testSettings(t *testing.T, proxyAddr string) crawlSettings {
 	s.Adapt.BackoffMax = time.Second
 	s.Adapt.BreakerOpen = 500 * time.Millisecond
 	s.Adapt.BreakerOpenMax = 2 * time.Second
+	// Rendering costs seconds a page: tests about it ask for it
+	// (render_test.go); the others crawl as before it existed.
+	s.Render.Mode = "never"
 	return s
 }
 

@@ -101,6 +101,8 @@ type crawlSettings struct {
 	// a CDN; the default) or "pages" (the pages' scope).
 	Requisites      *bool  `yaml:"requisites"`
 	RequisitesScope string `yaml:"requisites_scope"`
+	// Render renders pages in a headless browser (render.go).
+	Render renderSettings `yaml:"render"`
 
 	// proxyEnv is the proxy environment (HTTP_PROXY, HTTPS_PROXY,
 	// NO_PROXY), used when Proxy is empty. Only the crawl command fills it.
@@ -318,6 +320,7 @@ func (f *crawlFlags) register(fs *pflag.FlagSet) {
 	f.registerStore(fs)
 	f.registerCluster(fs)
 	f.registerProcessors(fs)
+	f.registerRender(fs)
 }
 
 // settings merges defaults, the config file and the flags that were set.
@@ -369,6 +372,7 @@ func (f *crawlFlags) settingsOver(s crawlSettings, fs *pflag.FlagSet, args []str
 	f.applyStore(fs, &s)
 	f.applyCluster(fs, &s)
 	f.applyProcessors(fs, &s)
+	f.applyRender(fs, &s)
 	s.Seeds = append(s.Seeds, args...)
 	return s, s.validate()
 }
@@ -421,6 +425,9 @@ func (s crawlSettings) validate() error {
 		return err
 	}
 	if err := s.Process.validate(); err != nil {
+		return err
+	}
+	if err := s.Render.validate(); err != nil {
 		return err
 	}
 	if _, err := parseLevel(s.LogLevel); err != nil {

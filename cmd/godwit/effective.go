@@ -59,6 +59,7 @@ func effectiveSettings(s crawlSettings) crawlSettings {
 	s.Dedup.RevisitMin, s.Dedup.NearDuplicates, s.Dedup.NearDistance, s.Dedup.NearWindow =
 		a.RevisitMin, string(a.NearDup), a.NearDistance, a.NearWindow
 	s.IPDelay = s.ipDelay()
+	s.Render = s.Render.effective()
 	if s.Process.Errors == "" {
 		s.Process.Errors = "skip"
 	}

@@ -227,6 +227,24 @@ type Host struct {
 	// Aliases are the URL alias rules the host taught the crawl, adopted
 	// or not (see docs/urls.md, "URL aliases").
 	Aliases []AliasRule `json:"aliases,omitempty"`
+	// Render is the host's rendering decision and its evidence; nil when
+	// the crawl renders no page or considered none of the host's.
+	Render *HostRender `json:"render,omitempty"`
+}
+
+// HostRender is what rendering in a browser found on a host: the crawl's
+// mode ("auto", "always"), the verdict ("learning", "pays": every page
+// rendered, "useless": none), the pages rendered, the renders that found
+// links or text the plain fetch missed and those that found nothing, the
+// links found only by rendering, and why the last page was picked.
+type HostRender struct {
+	Mode         string   `json:"mode"`
+	Verdict      string   `json:"verdict"`
+	Rendered     int      `json:"rendered"`
+	Found        int      `json:"found"`
+	FoundNothing int      `json:"found_nothing"`
+	NewLinks     int      `json:"new_links"`
+	LastReasons  []string `json:"last_reasons,omitempty"`
 }
 
 // AliasRule is a URL alias rule as one host's evidence stands.

@@ -191,7 +191,10 @@ type owned struct {
 	snapping bool
 }
 
-var _ crawl.Frontier = (*Node)(nil)
+var (
+	_ crawl.Frontier = (*Node)(nil)
+	_ crawl.Visitor  = (*Node)(nil)
+)
 
 // NewNode returns a Node owning no shard. It starts nothing.
 func NewNode(cfg NodeConfig) (*Node, error) {
@@ -880,4 +883,27 @@ func (n *Node) Quiet(ctx context.Context) (shards int, quiet bool, err error) {
 		return 0, false, nil
 	}
 	return len(mine), true, nil
+}
+
+// Visit holds the politeness slot of host for a browser's sub-request
+// (crawl.Visitor) when this node owns the host's shard and its frontier
+// can (frontier.Frontier.Visit); a host of a shard another node owns, or
+// one not confirmed now, is refused with crawl.ErrNotOwned: its
+// politeness is kept by its owner, which this node cannot hold. The
+// visit's timing is kept in this node's frontier only (it is not in the
+// shard's log): a node taking the shard over waits one gap anyway.
+func (n *Node) Visit(ctx context.Context, host string, held uint64, heldEnd time.Time) (crawl.Visit, error) {
+	v, ok := n.cfg.Shards.(crawl.Visitor)
+	if !ok {
+		return crawl.Visit{}, crawl.ErrNotOwned
+	}
+	p := shard.Of(host, DefaultShards)
+	n.mu.Lock()
+	o := n.owned[p]
+	owns := o != nil && o.active && !o.lost && !o.suspended && (n.cfg.Owns == nil || n.cfg.Owns(p))
+	n.mu.Unlock()
+	if !owns {
+		return crawl.Visit{}, crawl.ErrNotOwned
+	}
+	return v.Visit(ctx, host, held, heldEnd)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/politeness"
+	"github.com/godwit-crawler/godwit/internal/render"
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
@@ -56,6 +57,8 @@ type Config struct {
 	Pages PageSignals
 	// Requisites says how the resources pages need to render are fetched.
 	Requisites Requisites
+	// Render says which pages are rendered in a browser (render.go).
+	Render Render
 }
 
 // Requisites configures page requisites: the images, stylesheets,
@@ -92,6 +95,15 @@ func (r *Requisites) Default() {
 
 // Default fills zero fields.
 func (c *Config) Default() {
+	if c.Render.Mode == "" {
+		c.Render.Mode = render.Never
+	}
+	if c.Render.MaxShare == 0 {
+		c.Render.MaxShare = 0.2
+	}
+	if c.Render.Learn == 0 {
+		c.Render.Learn = 3
+	}
 	if c.Workers == 0 {
 		c.Workers = 16
 	}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/godwit-crawler/godwit/internal/process"
+	"github.com/godwit-crawler/godwit/internal/render"
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
@@ -26,8 +27,11 @@ type Deps struct {
 	Processors *process.Runner
 	// Events receives a PageEvent per page archived; nil: none.
 	Events Events
-	Logger *slog.Logger
-	Now    func() time.Time
+	// Renderer renders the pages Config.Render picks; nil: none. It
+	// needs a Frontier that is a Visitor.
+	Renderer Renderer
+	Logger   *slog.Logger
+	Now      func() time.Time
 }
 
 // Crawler runs the worker loop over a frontier.
@@ -36,8 +40,12 @@ type Crawler struct {
 	frontier Frontier
 	fetcher  Fetcher
 	archive  Archive
-	procs    *process.Runner // nil: none
-	events   Events          // nil: none
+	procs    *process.Runner  // nil: none
+	events   Events           // nil: none
+	renderer Renderer         // nil: no rendering (render.go)
+	visitor  Visitor          // the frontier, when rendering
+	selector *render.Selector // nil: no rendering
+	rstats   renderCounters
 	log      *slog.Logger
 	now      func() time.Time
 	scope    *scope
@@ -89,6 +97,12 @@ func New(cfg Config, d Deps) (*Crawler, error) {
 		chains:   newChains(cfg.Requisites.ChainBudget),
 		canon:    urlnorm.NewCanonicalizer(cfg.URL),
 		parseMem: semaphore.NewWeighted(cfg.ParseMemory),
+	}
+	if v, ok := d.Frontier.(Visitor); ok && d.Renderer != nil && cfg.Render.Mode != render.Never {
+		c.renderer, c.visitor = d.Renderer, v
+		c.selector = render.NewSelector(cfg.Render.Mode, cfg.Render.Learn, cfg.Render.MaxShare)
+	} else if d.Renderer != nil && cfg.Render.Mode != render.Never {
+		return nil, errors.New("crawl: rendering needs a frontier that can hold a host for a browser request (Visitor)")
 	}
 	c.aliases = newAliases(cfg.Aliases, c.canon, d.Logger, &c.stats)
 	c.chain = c.newChain()

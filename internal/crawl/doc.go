@@ -28,10 +28,15 @@
 // Workers never sleep for politeness: the frontier does not hand out a host
 // before its ready time and never hands out a host that has a lease in
 // flight. Every request to a host, robots.txt included, goes through one
-// lease, so the host's delay applies to all of them.
+// lease, so the host's delay applies to all of them. A page rendered in a
+// browser (render.go; Config.Render, Deps.Renderer) is the one exception
+// to "one lease, one request": each request the browser makes takes its
+// host's slot from the frontier (Visitor.Visit), which serializes it with
+// the host's leases and keeps the gap, or shares the page's lease when it
+// is to the page's own host.
 //
 // The package imports only leaf packages (urlnorm, robots, extract,
-// politeness, process) and fetch's value types. Adapters (frontier, archive) import
+// politeness, process, render) and fetch's value types. Adapters (frontier, archive) import
 // crawl, never the reverse; cmd/godwit wires them. A Crawler is used by one
 // Run at a time; Stats and Seeds may be read concurrently.
 //

@@ -131,3 +131,38 @@ type PageEvent struct {
 	Annotations []process.Annotation
 	Outlinks    []string
 }
+
+// Visitor is a Frontier that can hold a host's politeness slot for a
+// request no lease of the host's queue makes: a browser's sub-request
+// while a page renders (render.go). The single-node frontier implements
+// it; a Frontier without it renders nothing.
+type Visitor interface {
+	// Visit blocks until host may be contacted (no request in flight
+	// there, its gap since the last one passed) and counts the caller's
+	// request as the host's one in flight until Visit.Release. held is
+	// the lease the caller holds (its ID, and the end of its own
+	// request): a visit to that lease's own host shares the lease's slot,
+	// one request at a time with the gap between them, instead of waiting
+	// for the lease to end. It returns ErrNotOwned for a host another
+	// cluster node schedules, ErrHostBlocked for a host an operator
+	// blocked, or ctx.Err().
+	Visit(ctx context.Context, host string, held uint64, heldEnd time.Time) (Visit, error)
+}
+
+// Visit is a host's politeness slot held by Visitor.Visit.
+type Visit struct {
+	// Robots is the host's robots.txt state; when it must be fetched
+	// first, the visit is spent on it and its outcome's Robots set.
+	Robots RobotsState
+	// Release ends the visit with the exchange's outcome: its timing and
+	// health feed the host's adaptive politeness and next ready time as
+	// Complete's do; a zero Outcome (no request made) leaves them alone.
+	// Only the first call counts.
+	Release func(out Outcome) error
+}
+
+// Errors of Visitor.Visit.
+var (
+	ErrNotOwned    = errors.New("crawl: host scheduled by another node")
+	ErrHostBlocked = errors.New("crawl: host blocked by an operator")
+)

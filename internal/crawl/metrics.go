@@ -48,6 +48,20 @@ func (c *Crawler) RegisterMetrics(reg prometheus.Registerer) error {
 		counter("godwit_queued_urls_total", "New URLs queued.", func(s Stats) int64 { return s.Queued }),
 		counter("godwit_sitemaps_total", "Sitemap files read.", func(s Stats) int64 { return s.Sitemaps }),
 	}
+	rcounter := func(name, help string, f func(RenderStats) float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+			func() float64 { return f(c.RenderStats()) })
+	}
+	cs = append(cs,
+		rcounter("godwit_render_pages_total", "Pages rendered in the browser.", func(s RenderStats) float64 { return float64(s.Pages) }),
+		rcounter("godwit_render_found_total", "Renders that found links or text the plain fetch missed.", func(s RenderStats) float64 { return float64(s.Found) }),
+		rcounter("godwit_render_failed_total", "Renders given up after retries (the plain fetch was kept).", func(s RenderStats) float64 { return float64(s.Failed) }),
+		rcounter("godwit_render_subrequests_total", "Browser requests fetched through the crawler.", func(s RenderStats) float64 { return float64(s.SubRequests) }),
+		rcounter("godwit_render_disallowed_total", "Browser requests robots.txt disallows, failed to the browser and never sent.", func(s RenderStats) float64 { return float64(s.Disallowed) }),
+		rcounter("godwit_render_not_owned_total", "Browser requests to hosts another cluster node schedules, failed to the browser.", func(s RenderStats) float64 { return float64(s.NotOwned) }),
+		rcounter("godwit_render_refused_total", "Other browser requests failed to the browser (not GET, excluded, unreachable, robots.txt unavailable).", func(s RenderStats) float64 { return float64(s.Refused) }),
+		rcounter("godwit_render_seconds_total", "Wall time spent rendering pages.", func(s RenderStats) float64 { return float64(s.Nanos) / 1e9 }),
+	)
 	for _, class := range []Class{ClassTransient, ClassPermanent, ClassPolicy} {
 		cs = append(cs, prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name:        "godwit_failures_total",

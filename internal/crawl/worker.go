@@ -14,6 +14,7 @@ import (
 	"github.com/godwit-crawler/godwit/internal/fetch"
 	"github.com/godwit-crawler/godwit/internal/freshness"
 	"github.com/godwit-crawler/godwit/internal/politeness"
+	"github.com/godwit-crawler/godwit/internal/render"
 	"github.com/godwit-crawler/godwit/internal/robots"
 	"github.com/godwit-crawler/godwit/internal/simhash"
 )
@@ -67,7 +68,7 @@ func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error)
 		// The page budget is spent: leave the task where it was.
 		return Outcome{Disposition: Requeue, Reason: "max-pages"}, nil, nil
 	}
-	return c.fetchPage(ctx, t)
+	return c.fetchPage(ctx, l.ID, t)
 }
 
 // takePage reserves one page from the --max-pages budget, and ends the
@@ -89,7 +90,9 @@ func (c *Crawler) BudgetSpent() bool {
 	return c.cfg.MaxPages > 0 && c.budget.Load() >= c.cfg.MaxPages
 }
 
-func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error) {
+// fetchPage fetches t under lease held, renders it when Config.Render
+// picks it (render.go), and archives it.
+func (c *Crawler) fetchPage(ctx context.Context, held uint64, t Task) (Outcome, []Link, error) {
 	req := fetch.Request{URL: t.URL}
 	if !t.Validators.IsZero() {
 		// Fetched before: ask for the body only if it changed.
@@ -116,6 +119,7 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 		c.log.Info("body truncated", "url", t.URL, "reason", resp.Truncated, "bytes", len(resp.Body))
 	}
 	rd := c.read(ctx, t, resp)
+	rdr := c.renderPage(ctx, held, t, resp, &rd) // nil: not rendered
 	d := rd.decision(c.cfg)
 	d.Outlinks = make([]string, 0, len(rd.cands))
 	for _, cand := range rd.cands {
@@ -124,6 +128,9 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 		} else {
 			d.Outlinks = append(d.Outlinks, cand.raw)
 		}
+	}
+	if rdr != nil {
+		d.Embeds = append(d.Embeds, rdr.loaded...) // fetched and archived by the render
 	}
 	d.SimHash, d.HasSimHash, d.Title = rd.simhash, rd.hasSimHash, rd.title
 	c.runProcessors(ctx, t, resp, &rd, &d) // processors.go
@@ -135,6 +142,11 @@ func (c *Crawler) fetchPage(ctx context.Context, t Task) (Outcome, []Link, error
 		// Without the archive there is no point fetching: stop the crawl,
 		// keep the task for the next run.
 		return Outcome{Disposition: Requeue, Requested: true, End: resp.End}, nil, err
+	}
+	if rdr != nil {
+		if err := c.archiveRendered(ctx, t, capture, rdr); err != nil {
+			return Outcome{Disposition: Requeue, Requested: true, End: resp.End}, nil, err
+		}
 	}
 	if err := c.emit(ctx, t, resp, d, capture); err != nil {
 		// As for the archive: stop, and fetch the page again next run.
@@ -307,6 +319,12 @@ type reading struct {
 	// for the processors.
 	body     []byte
 	encoding string
+	// plain are an HTML page's render signals, when the crawl renders
+	// (hasPlain); renderBody its decoded body, kept for a page that may
+	// be rendered (render.go).
+	plain      render.Signals
+	hasPlain   bool
+	renderBody []byte
 }
 
 // decision is what the archive should do with the response.
@@ -358,6 +376,10 @@ func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) readin
 			break
 		}
 		rd.simhash, rd.hasSimHash, rd.title = fp, hasFP, doc.Title
+		if c.renderer != nil && t.Sitemap == 0 && resp.Truncated == "" && len(body) <= maxRenderBody {
+			rd.plain, rd.renderBody = c.renderCandidate(t.Host, body)
+			rd.hasPlain = true
+		}
 		if c.procs != nil && c.procs.Len() > 0 {
 			rd.body, rd.encoding = body, doc.Encoding // kept only for them
 		}

@@ -84,6 +84,7 @@ type Frontier struct {
 	// resolving counts hosts handed to a Next to resolve (out of the
 	// ready heap, not leased): the crawl is not exhausted meanwhile.
 	resolving int
+	visits    int // visits out on hosts (visit.go): the crawl is not over
 }
 
 // host is the in-memory state of an active host.
@@ -135,6 +136,10 @@ type lease struct {
 	// ipPrev and ipStart: the host's IP group's next start before and
 	// after this lease (zero ipStart: not counted in a group).
 	ipPrev, ipStart time.Time
+	// visiting and visitReady are the lease's shared visits (visit.go):
+	// one in flight, and when the host may next be asked under the lease.
+	visiting   bool
+	visitReady time.Time
 }
 
 // counts are crawl-wide totals, persisted with every batch.
@@ -826,7 +831,7 @@ func (f *Frontier) tryLease() (crawl.Lease, time.Duration, error) {
 	if f.re != nil && f.counts.due > 0 {
 		return crawl.Lease{}, max(f.earliestDue.Sub(f.now()), time.Millisecond), nil
 	}
-	if len(f.leases) == 0 && f.resolving == 0 && !f.shards.partial {
+	if len(f.leases) == 0 && f.resolving == 0 && f.visits == 0 && !f.shards.partial {
 		return crawl.Lease{}, 0, crawl.ErrExhausted
 	}
 	return crawl.Lease{}, -1, nil
@@ -958,7 +963,7 @@ func (f *Frontier) apply(id uint64, ls *lease, out crawl.Outcome, m crawl.Positi
 	}
 	// The lease reserved the host pessimistically; now the exchange's end
 	// is known.
-	h.rec.readyAt = ls.prevReady
+	h.rec.readyAt = laterOf(ls.prevReady, ls.visitReady) // visitReady: visit.go
 	if out.Requested {
 		h.rec.pol = f.policy.Observe(h.rec.pol, politeness.Observation{
 			Start:         out.Start,

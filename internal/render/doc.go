@@ -8,9 +8,9 @@
 // in auto mode, which pages are worth a render and learn per host whether
 // rendering pays (see docs/decisions.md for the rules).
 //
-// The package is not wired into the crawl yet: the crawler must supply a
-// Fetcher that keeps per-host politeness for requests to hosts it holds no
-// lease on, which the frontier does not offer today.
+// The crawl (internal/crawl, render.go) supplies the Fetcher: every
+// request goes through its fetcher under the request's host's politeness
+// slot (the frontier's Visit), its robots.txt and its archive.
 //
 // # Invariants
 //

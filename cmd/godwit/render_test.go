@@ -1,0 +1,129 @@
+package main
+
+import (
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godwit-crawler/godwit/internal/admin"
+	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/fakeweb"
+	"github.com/godwit-crawler/godwit/internal/lifecycle"
+	"github.com/godwit-crawler/godwit/internal/render"
+)
+
+// TestRenderSPAWeb is the acceptance test of rendering against fakeweb's
+// SPA shape, judged from the server side: rendering (auto, with the share
+// cap lifted: every page of this web is a shell) covers every page,
+// those only script-built links reach and those only scrolling reaches
+// included (when the web has them), with no politeness violation counting every browser request,
+// no request for the path robots.txt disallows, and no request no page
+// made; with --render never the crawl gets the shells only.
+func TestRenderSPAWeb(t *testing.T) {
+	if _, err := render.FindBrowser(""); err != nil {
+		t.Skip("chromium is not installed: rendering is not tested")
+	}
+	// One host of six pages, to keep the test short (a render costs
+	// seconds): it has no page only a scrolled link reaches, which
+	// internal/crawl's TestRenderCrawl covers.
+	cfg := fakeweb.Config{Hosts: 1, PagesPerHost: 6, Seed: 7, SPA: true}
+	crawlSPA := func(mode string) (fakeweb.Report, crawlResult) {
+		web, addr := startWeb(t, cfg)
+		seeds := []string{"http://h0." + web.Config().Domain + "/"}
+		s := testSettings(t, addr)
+		s.Delay = 5 * time.Millisecond
+		s.Render.Mode = mode
+		s.Render.MaxShare = 1
+		s.Render.Screenshot = true
+		res := crawlInProcess(t, s, seeds)
+		r := web.Report(fakeweb.Judge{Delay: s.Delay, Seeds: seeds})
+		t.Logf("--render %s: %s; rendered %+v", mode, r, res.Render)
+		return r, res
+	}
+	r, res := crawlSPA("auto")
+	if r.SPAHosts == 0 || r.RenderedOnly == 0 {
+		t.Fatalf("the web has %d SPA hosts and %d rendered-only pages: not the web this test needs", r.SPAHosts, r.RenderedOnly)
+	}
+	if r.Coverage != 1 || r.RenderedOnlyCovered != r.RenderedOnly || r.ScrollOnlyCovered != r.ScrollOnly {
+		t.Errorf("coverage %.3f, rendered-only %d/%d, scroll-only %d/%d; want all", r.Coverage,
+			r.RenderedOnlyCovered, r.RenderedOnly, r.ScrollOnlyCovered, r.ScrollOnly)
+	}
+	if r.ConcurrencyViolations != 0 || r.GapViolations != 0 || r.SPATrackRequests != 0 || r.Unmade != 0 {
+		t.Errorf("%d concurrency and %d gap violations, %d requests for the disallowed /api/track, %d requests no page made %v; want none",
+			r.ConcurrencyViolations, r.GapViolations, r.SPATrackRequests, r.Unmade, r.UnmadeSample)
+	}
+	// The WARC files, conversion and screenshot records included, pass
+	// our verifier and the independent readers.
+	var paths []string
+	for _, name := range res.WARCFiles {
+		paths = append(paths, filepath.Join(res.WARCDir, name))
+	}
+	fault := func(_, msg string) { t.Error(msg) }
+	ours := verifyOurs(t, paths, fault)
+	theirs := readNlnwa(t, paths, fault)
+	if ours.Records != theirs.records || int64(theirs.types["conversion"]) != res.Render.Pages || int64(theirs.types["resource"]) != res.Render.Pages {
+		t.Errorf("records: ours %d, nlnwa/gowarc %d %v; want as many conversion and resource records as pages rendered (%d)",
+			ours.Records, theirs.records, theirs.types, res.Render.Pages)
+	}
+	if ia := verifyIA(t, paths, fault); ia.records != theirs.records {
+		t.Errorf("internetarchive/gowarc read %d records, nlnwa/gowarc %d", ia.records, theirs.records)
+	}
+	never, _ := crawlSPA("never")
+	if never.RenderedOnlyCovered != 0 || never.ScrollOnlyCovered != 0 {
+		t.Errorf("--render never covered %d rendered-only and %d scroll-only pages, want none (only the shells)",
+			never.RenderedOnlyCovered, never.ScrollOnlyCovered)
+	}
+	// Last: without warcio.js installed, readWarcio skips the test.
+	if w := readWarcio(t, paths, fault); w != nil && w.Records != theirs.records {
+		t.Errorf("warcio read %d records, nlnwa/gowarc %d", w.Records, theirs.records)
+	}
+}
+
+// TestRenderSettings: --render takes never, auto or always; always
+// without a browser, or a --browser that is not there, is an error in
+// words; auto without a browser renders nothing; the effective settings
+// show the defaults.
+func TestRenderSettings(t *testing.T) {
+	if err := (renderSettings{Mode: "sometimes"}).validate(); err == nil {
+		t.Error(`validate(--render sometimes) = nil, want an error`)
+	}
+	if err := (renderSettings{MaxShare: 1.5}).validate(); err == nil {
+		t.Error("validate(max_share 1.5) = nil, want an error")
+	}
+	log := slog.New(slog.DiscardHandler)
+	var g lifecycle.Group
+	defer g.Stop()
+	s := defaultSettings()
+	s.Render = renderSettings{Mode: "always", Browser: "/nonexistent/chromium"}
+	var ccfg crawl.Config
+	if _, err := startRender(t.Context(), &g, s, &ccfg, log); err == nil || !strings.Contains(err.Error(), "needs a browser") {
+		t.Errorf("--render always --browser /nonexistent: err = %v, want one saying it needs a browser", err)
+	}
+	t.Setenv("PATH", t.TempDir()) // no chromium there
+	s.Render = renderSettings{Mode: "auto"}
+	if pool, err := startRender(t.Context(), &g, s, &ccfg, log); err != nil || pool != nil || ccfg.Render.Mode != "" {
+		t.Errorf("--render auto without a browser: pool %v, err %v, mode %q; want no pool, no error", pool, err, ccfg.Render.Mode)
+	}
+	s.Render = renderSettings{Mode: "always"}
+	if _, err := startRender(t.Context(), &g, s, &ccfg, log); err == nil {
+		t.Error("--render always without a browser: no error")
+	}
+	e := effectiveSettings(defaultSettings()).Render
+	if e.Mode != "auto" || e.Workers != 2 || e.MaxShare != 0.2 || e.RestartAfter != 200 || e.Learn != 3 {
+		t.Errorf("effective render settings %+v, want auto, 2 tabs, share 0.2, restart after 200, learn 3", e)
+	}
+}
+
+// TestHostShowRender: godwit hosts show H says the host's render verdict
+// and its evidence.
+func TestHostShowRender(t *testing.T) {
+	var b strings.Builder
+	printHost(&b, admin.Host{Name: "h0.example", Render: &admin.HostRender{Mode: "auto", Verdict: "pays",
+		Rendered: 3, Found: 3, NewLinks: 12, LastReasons: []string{"empty-app-root"}}}, time.Now())
+	want := "pays (mode auto): 3 pages rendered, 3 found more, 0 found nothing, 12 links only rendering found, last picked for empty-app-root"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("hosts show:\n%s\nwant a rendering line %q", b.String(), want)
+	}
+}
