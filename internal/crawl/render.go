@@ -20,7 +20,8 @@ type Render struct {
 	// Mode is render.Never (or ""), render.Auto or render.Always.
 	Mode render.Mode
 	// MaxShare is the most of the HTML pages fetched that auto mode
-	// renders; default 0.2.
+	// renders on hosts not known to pay (a host whose renders paid is
+	// rendered whole); default 0.2.
 	MaxShare float64
 	// Learn is how many renders decide whether rendering pays on a host
 	// (render.Selector's k); default 3.
@@ -116,7 +117,7 @@ func (c *Crawler) renderPage(ctx context.Context, held uint64, t Task, resp *fet
 	plain, body := rd.plain, rd.renderBody
 	ok, why := c.selector.Decide(t.Host, plain)
 	if ok && body == nil { // the verdict changed since read: not kept
-		c.selector.Abandon()
+		c.selector.Abandon(why)
 		ok = false
 	}
 	if !ok {
@@ -126,7 +127,7 @@ func (c *Crawler) renderPage(ctx context.Context, held uint64, t Task, resp *fet
 	res, err := c.renderer.Render(ctx, render.Page{URL: t.URL, Status: resp.Status, Header: resp.Header, Body: body},
 		c.subFetcher(held, resp.End, t))
 	if err != nil {
-		c.selector.Abandon()
+		c.selector.Abandon(why)
 		if ctx.Err() == nil {
 			c.rstats.failed.Add(1)
 			c.log.Warn("render failed; keeping the plain fetch", "url", t.URL, "err", err)

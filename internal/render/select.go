@@ -217,10 +217,13 @@ type Selector struct {
 	hosts    map[string]*HostReport
 	pages    int64 // HTML pages considered
 	rendered int64 // renders started
+	explored int64 // of those, on hosts not known to pay: the share's
 }
 
 // NewSelector returns a Selector; k is how many renders decide a host,
-// share the most of the pages that may be rendered.
+// share the most of the pages that may be rendered in auto mode on hosts
+// not known to pay: the renders that explore (a host whose renders paid
+// has every page rendered, beyond the share).
 func NewSelector(mode Mode, k int, share float64) *Selector {
 	if k <= 0 {
 		k = 3
@@ -253,18 +256,32 @@ func (sel *Selector) Decide(host string, s Signals) (bool, []string) {
 			return false, nil
 		}
 	}
-	if sel.mode == Auto && float64(sel.rendered+1) > sel.share*float64(sel.pages)+1 {
+	explore := sel.exploring(why)
+	if explore && float64(sel.explored+1) > sel.share*float64(sel.pages)+1 {
 		return false, nil // over the render budget
 	}
 	sel.rendered++
+	if explore {
+		sel.explored++
+	}
 	h.LastReasons = why
 	return true, why
 }
 
-// Abandon gives back a render Decide granted that did not happen.
-func (sel *Selector) Abandon() {
+// exploring reports whether a render granted for why counts against the
+// share: in auto mode, unless its host is known to pay.
+func (sel *Selector) exploring(why []string) bool {
+	return sel.mode == Auto && (len(why) == 0 || why[0] != "host-pays")
+}
+
+// Abandon gives back a render Decide granted, for why, that did not
+// happen.
+func (sel *Selector) Abandon(why []string) {
 	sel.mu.Lock()
 	sel.rendered--
+	if sel.exploring(why) {
+		sel.explored--
+	}
 	sel.mu.Unlock()
 }
 

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -79,13 +80,31 @@ func TestSelectorShare(t *testing.T) {
 	shell := Read([]byte(`<div id="root"></div><script src="/app.js"></script>`))
 	sel := NewSelector(Auto, 3, 0.2)
 	granted := 0
+	full := Read([]byte(`<div id="root"><a href="/a">a</a><a href="/b">b</a></div>`))
 	for i := 0; i < 100; i++ {
 		if ok, _ := sel.Decide("spa", shell); ok {
+			granted++
+			sel.Learn("spa", shell, full, 2)
+		}
+	}
+	// The share bounds exploring: the first three renders (within the
+	// share: by the 11th page) found the shell's content, so the host
+	// pays and every later page of it is rendered.
+	if r, _ := sel.Host("spa"); granted < 90 || r.Verdict != Pays {
+		t.Errorf("granted %d of 100 pages of a host whose renders pay (verdict %s), want all after its first 3", granted, r.Verdict)
+	}
+	// Pages of hosts not known to pay stay within the share: a thin page
+	// on each of 100 hosts, none of which pays.
+	sel = NewSelector(Auto, 3, 0.2)
+	thin := Read([]byte(`<div id="app"></div><script src="/a.js"></script>`))
+	granted = 0
+	for i := 0; i < 100; i++ {
+		if ok, _ := sel.Decide(fmt.Sprint("h", i), thin); ok {
 			granted++
 		}
 	}
 	if granted > 21 || granted < 19 {
-		t.Errorf("granted %d of 100 pages at share 0.2", granted)
+		t.Errorf("granted %d of 100 exploring renders at share 0.2", granted)
 	}
 	never := NewSelector(Never, 3, 1)
 	if ok, _ := never.Decide("spa", shell); ok {
