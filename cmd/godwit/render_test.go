@@ -34,8 +34,7 @@ func TestRenderSPAWeb(t *testing.T) {
 		seeds := []string{"http://h0." + web.Config().Domain + "/"}
 		s := testSettings(t, addr)
 		s.Delay = 5 * time.Millisecond
-		s.Render.Mode = mode
-		s.Render.MaxShare = 1
+		s.Render.Mode = mode // the default share: it bounds only renders that explore
 		s.Render.Screenshot = true
 		res := crawlInProcess(t, s, seeds)
 		r := web.Report(fakeweb.Judge{Delay: s.Delay, Seeds: seeds})

@@ -222,8 +222,8 @@ type Selector struct {
 
 // NewSelector returns a Selector; k is how many renders decide a host,
 // share the most of the pages that may be rendered in auto mode on hosts
-// not known to pay: the renders that explore (a host whose renders paid
-// has every page rendered, beyond the share).
+// not known to pay: the renders that explore (a host whose renders have
+// all paid so far is rendered beyond the share; one known to pay, whole).
 func NewSelector(mode Mode, k int, share float64) *Selector {
 	if k <= 0 {
 		k = 3
@@ -255,6 +255,12 @@ func (sel *Selector) Decide(host string, s Signals) (bool, []string) {
 		if len(why) == 0 {
 			return false, nil
 		}
+		if h.Found > 0 && h.FoundNothing == 0 {
+			// Every render of the host so far paid: confirming it is
+			// not exploring, or a small SPA site, whose pages are
+			// found only by rendering, would never be learnt.
+			why = append([]string{"host-paying"}, why...)
+		}
 	}
 	explore := sel.exploring(why)
 	if explore && float64(sel.explored+1) > sel.share*float64(sel.pages)+1 {
@@ -269,9 +275,10 @@ func (sel *Selector) Decide(host string, s Signals) (bool, []string) {
 }
 
 // exploring reports whether a render granted for why counts against the
-// share: in auto mode, unless its host is known to pay.
+// share: in auto mode, unless its host is known to pay or every render
+// of it so far paid.
 func (sel *Selector) exploring(why []string) bool {
-	return sel.mode == Auto && (len(why) == 0 || why[0] != "host-pays")
+	return sel.mode == Auto && (len(why) == 0 || (why[0] != "host-pays" && why[0] != "host-paying"))
 }
 
 // Abandon gives back a render Decide granted, for why, that did not

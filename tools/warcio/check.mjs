@@ -251,7 +251,9 @@ async function pass1(path) {
           payload = raw;
         }
       }
-    } else if (type === "resource") {
+    } else if (type === "resource" || type === "conversion") {
+      // WARC 1.1 §6.4 and §6.8: for resource and conversion records
+      // "the payload is defined as the record block".
       payload = block;
       raw = block;
     }
