@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"log/slog"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +19,8 @@ import (
 )
 
 // TestRenderSPAWeb is the acceptance test of rendering against fakeweb's
-// SPA shape, judged from the server side: rendering (auto, with the share
-// cap lifted: every page of this web is a shell) covers every page,
+// SPA shape, judged from the server side: rendering (auto, with its
+// defaults: every page of this web is a shell) covers every page,
 // those only script-built links reach and those only scrolling reaches
 // included (when the web has them), with no politeness violation counting every browser request,
 // no request for the path robots.txt disallows, and no request no page
@@ -125,4 +129,99 @@ func TestHostShowRender(t *testing.T) {
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("hosts show:\n%s\nwant a rendering line %q", b.String(), want)
 	}
+}
+
+// TestRenderKilled: `godwit crawl --render auto` SIGKILLed while a page
+// is being rendered (the browser has asked for the page's JSON through
+// godwit) leaves no browser process behind, and the same command again
+// resumes and covers the SPA web, rendered-only pages included, politely
+// and without the disallowed request, judged by the web.
+func TestRenderKilled(t *testing.T) {
+	if _, err := render.FindBrowser(""); err != nil {
+		t.Skip("chromium is not installed: rendering is not tested")
+	}
+	web, addr := startWeb(t, fakeweb.Config{Hosts: 1, PagesPerHost: 6, Seed: 7, SPA: true})
+	seed := "http://h0." + web.Config().Domain + "/"
+	tmp := t.TempDir() // the browser's profile goes here: its processes name it
+	args := []string{"crawl", seed, "--proxy", "http://" + addr, "--allow-private", "--data", filepath.Join(t.TempDir(), "d"),
+		"--delay", "5ms", "--render", "auto", "--admin", "off", "--timeout", "5s"}
+	cmd := exec.Command(godwitBinary(t), args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	rendering := func() bool {
+		for _, q := range web.Requests() {
+			if strings.Contains(q.RawURL, "/api/page/") {
+				return true
+			}
+		}
+		return false
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !rendering() {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("no render started within a minute:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(processesNaming(tmp)) == 0 {
+		t.Fatalf("no process names the browser's profile in %s while a page renders: the check below would see nothing", tmp)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	// The kernel ends the browser with its parent (Pdeathsig); its helpers
+	// follow. Nothing that names this run's profile may be left.
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		left := processesNaming(tmp)
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("browser processes left 10 s after the crawl was killed: %v", left)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	again := exec.Command(godwitBinary(t), args...)
+	again.Env = append(os.Environ(), "TMPDIR="+tmp)
+	if out, err := again.CombinedOutput(); err != nil {
+		t.Fatalf("the crawl run again: %v\n%s", err, out)
+	}
+	r := web.Report(fakeweb.Judge{Delay: 5 * time.Millisecond, Seeds: []string{seed}})
+	if r.Coverage != 1 || r.RenderedOnlyCovered != r.RenderedOnly || r.RenderedOnly == 0 {
+		t.Errorf("after the kill and resume: coverage %.3f, rendered-only %d/%d; want all", r.Coverage, r.RenderedOnlyCovered, r.RenderedOnly)
+	}
+	// The page in render at the kill is fetched again, and its
+	// sub-requests: a worker's worth (one page and its script and JSON).
+	if r.ConcurrencyViolations != 0 || r.GapViolations != 0 || r.SPATrackRequests != 0 || r.Unmade != 0 || r.Duplicates > 1 {
+		t.Errorf("%d concurrency and %d gap violations, %d requests for the disallowed /api/track, %d requests no page made, %d pages fetched twice; want none but the page in render at the kill",
+			r.ConcurrencyViolations, r.GapViolations, r.SPATrackRequests, r.Unmade, r.Duplicates)
+	}
+	if left := processesNaming(tmp); len(left) != 0 {
+		t.Errorf("browser processes left after the resumed crawl ended: %v", left)
+	}
+}
+
+// processesNaming lists the processes whose command line contains s.
+func processesNaming(s string) []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(s)) {
+			out = append(out, e.Name()+": "+string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
+		}
+	}
+	return out
 }
