@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/godwit-crawler/godwit/internal/fakeweb"
 	"github.com/godwit-crawler/godwit/internal/wacz"
 )
 
@@ -127,6 +128,81 @@ func TestReplayPythonDocsInBrowser(t *testing.T) {
 		if ctx.Err() != nil {
 			shot(t, cdp, dir)
 			t.Fatalf("the replayed page's style never became the live page's %+v; last probe %s", live, last)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	shot(t, cdp, dir)
+}
+
+// TestReplaySPAInBrowser: a page whose text and links a script builds
+// from a JSON endpoint, crawled with --render auto, replays in
+// ReplayWeb.page in headless Chromium with that text and those links: the
+// script and the JSON it asks for were archived as the browser fetched
+// them through godwit, so the replayed script finds them in the archive.
+// Needs Chromium and the replaywebpage package; skipped without them.
+func TestReplaySPAInBrowser(t *testing.T) {
+	rwp := os.Getenv(replayWebPageEnv)
+	if rwp == "" {
+		t.Skipf("%s is not set: no ReplayWeb.page to replay in", replayWebPageEnv)
+	}
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("no Chromium")
+	}
+	web, addr := startWeb(t, fakeweb.Config{Hosts: 1, PagesPerHost: 3, Seed: 7, SPA: true})
+	page := "http://h0." + web.Config().Domain + "/"
+	s := testSettings(t, addr)
+	s.Delay = 5 * time.Millisecond
+	s.Render.Mode = "auto"
+	s.MaxDepth = 1
+	res := crawlInProcess(t, s, []string{page})
+	if res.Render.Pages == 0 {
+		t.Fatalf("nothing rendered: %+v", res.Render)
+	}
+	dir := t.TempDir()
+	waczFile := filepath.Join(dir, "crawl.wacz")
+	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", waczFile, "--data", s.Data); code != 0 {
+		t.Fatalf("export wacz: exit %d: %s", code, errOut)
+	}
+	rl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: wacz.ReplayHandler(waczFile, rwp, page)}
+	go srv.Serve(rl)
+	t.Cleanup(func() { srv.Close() })
+
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	cdp := startChromium(ctx, t, chromium, dir)
+	if _, err := cdp.call(ctx, "Page.enable", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cdp.call(ctx, "Page.navigate", map[string]any{"url": "http://" + rl.Addr().String() + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	// The shell's root is empty as archived; only the replayed script,
+	// reading the archived JSON, fills it with a heading and links.
+	const probe = `JSON.stringify({h1: (document.querySelector("#root h1") || {}).textContent || "",
+		links: document.querySelectorAll("#root ul.links a[href]").length})`
+	var last string
+	for {
+		if frame := replayedFrame(ctx, cdp, page); frame != "" {
+			if v, err := evalInFrame(ctx, cdp, frame, probe); err == nil {
+				last = v
+				var got struct {
+					H1    string
+					Links int
+				}
+				if json.Unmarshal([]byte(v), &got) == nil && got.H1 != "" && got.Links > 0 {
+					t.Logf("replayed with its script-built content: %s", v)
+					break
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			shot(t, cdp, dir)
+			t.Fatalf("the replayed page never showed its script-built heading and links; last probe %s", last)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
