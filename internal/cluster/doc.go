@@ -1,17 +1,43 @@
-// Package cluster holds the pure parts of godwit's cluster mode
-// (../shared/design/cluster.md): the sticky load-bounded assignment of shards to nodes, the events of a
-// shard's log and their binary encoding, and the Batcher that groups links
-// bound for other shards into compressed messages.
+// Package cluster holds godwit's cluster mode apart from the network
+// (../shared/design/cluster.md): the sticky load-bounded assignment of
+// shards to nodes, the events of a shard's log and their binary encoding,
+// the Batcher that groups links bound for other shards into compressed
+// messages, and Node, the crawl.Frontier of a cluster node, which turns
+// Add and Complete into events of the shards' logs and applies the logs
+// of the shards it owns to a local frontier.
 //
 // Nothing here talks to the network: the JetStream adapter is
 // internal/cluster/jetstream; the node's session over both is
 // internal/cluster/coord. The partition of hosts into shards is
 // internal/shard's Of, which the frontier's keys share. Everything is
-// deterministic: shard.Of and Assign give the same answer on every node for the same input, which is what lets
-// followers trust a leader's assignment and lets any node route a link.
+// deterministic: shard.Of and Assign give the same answer on every node
+// for the same input, which is what lets followers trust a leader's
+// assignment and lets any node route a link.
 //
-// Concurrency: Assign and the Assignment methods are pure. A Codec
-// is safe for concurrent use and must be closed. A Batcher's Add, Flush and
+// Concurrency: Assign and the Assignment methods are pure. A Codec is
+// safe for concurrent use and must be closed. A Batcher's Add, Flush and
 // Run may be called from different goroutines; Run owns the publishing
-// goroutines and waits for them before it returns.
+// goroutines and waits for them before it returns. A Node is safe for
+// concurrent use.
+//
+// # Lock order
+//
+// In the manner of nats-server's locksordering.txt: a goroutine that
+// holds a lock of a line may take a lock of a later line, never of an
+// earlier one.
+//
+//  1. Node.flushMu (one flush of the pending links at a time)
+//  2. Node.lmu (the pending links, their generation, the added-keys filter)
+//
+//  1. owned.pub (a shard's fenced appends: held across the log's Claim or
+//     Append, so that a shard's outcomes and claims are appended one at a
+//     time and in order)
+//  2. Node.mu (the owned shards and their state)
+//  3. what Node.mu calls out to: NodeConfig.Owns (the session's lease
+//     state) and the local frontier's SetShard (frontier.Frontier's mu)
+//
+// The two chains never meet: no goroutine holds flushMu or lmu together
+// with pub or mu. No lock is held across a log call except flushMu and
+// pub, which exist to serialize those calls; Node.mu is released before
+// every log call and every wait.
 package cluster
