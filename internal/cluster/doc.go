@@ -22,22 +22,20 @@
 //
 // # Lock order
 //
-// In the manner of nats-server's locksordering.txt: a goroutine that
-// holds a lock of a line may take a lock of a later line, never of an
-// earlier one.
+// In the manner of nats-server's locksordering.txt: a lock is taken only
+// after those to its left in its chain, never before them.
 //
-//  1. Node.flushMu (one flush of the pending links at a time)
-//  2. Node.lmu (the pending links, their generation, the added-keys filter)
+//	Node.flushMu → Node.lmu
+//	owned.pub → Node.mu → NodeConfig.Owns, the local frontier's mu
 //
-//  1. owned.pub (a shard's fenced appends: held across the log's Claim or
-//     Append, so that a shard's outcomes and claims are appended one at a
-//     time and in order)
-//  2. Node.mu (the owned shards and their state)
-//  3. what Node.mu calls out to: NodeConfig.Owns (the session's lease
-//     state) and the local frontier's SetShard (frontier.Frontier's mu)
-//
-// The two chains never meet: no goroutine holds flushMu or lmu together
-// with pub or mu. No lock is held across a log call except flushMu and
-// pub, which exist to serialize those calls; Node.mu is released before
-// every log call and every wait.
+// flushMu lets one flush of the pending links run at a time; lmu guards
+// the pending links, their generation and the filter of added keys. pub
+// is a shard's fenced appends: held across the log's Claim or Append, so
+// that a shard's outcomes and claims go out one at a time and in order.
+// mu guards the owned shards' state; under it the node asks Owns (the
+// session's lease state) and calls the frontier's SetShard. The two
+// chains never meet: no goroutine holds flushMu or lmu together with pub
+// or mu. No lock is held across a log call but flushMu and pub, which
+// exist to serialize those calls; mu is released before every log call
+// and every wait.
 package cluster
