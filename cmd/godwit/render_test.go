@@ -225,3 +225,66 @@ func processesNaming(s string) []string {
 	}
 	return out
 }
+
+// TestClusterRender: two cluster nodes with --render auto crawl an SPA
+// web, each rendering the pages of the hosts it owns with its own browser,
+// every browser request through the owning node's politeness: the web is
+// covered, rendered-only pages included, with no violation and no
+// request for the path robots.txt disallows, judged by the web.
+func TestClusterRender(t *testing.T) {
+	clusterTest(t)
+	if _, err := render.FindBrowser(""); err != nil {
+		t.Skip("chromium is not installed: rendering is not tested")
+	}
+	web, addr := startWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 5, Seed: 7, SPA: true})
+	seeds := filepath.Join(t.TempDir(), "seeds.txt")
+	if err := os.WriteFile(seeds, []byte(strings.Join(web.Seeds(), "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nats := startNATS(t)
+	var nodes []*crawlProcess
+	for i := 1; i <= 2; i++ {
+		args := append(clusterArgs(nats, "render", "n"+strconv.Itoa(i), filepath.Join(t.TempDir(), "d"), addr),
+			"--render", "auto")
+		if i == 1 {
+			args = append(args, "--seeds", seeds)
+		}
+		nodes = append(nodes, startCrawlBinary(t, args...))
+	}
+	deadline := time.After(3 * time.Minute)
+	for i, p := range nodes {
+		select {
+		case <-p.done:
+		case <-deadline:
+			dumpNodes(t, nodes...)
+			r := web.Report(fakeweb.Judge{Delay: 20 * time.Millisecond})
+			t.Fatalf("node %d still running after 3 minutes (coverage %.3f, missing %v)", i+1, r.Coverage, r.Missing)
+		}
+		if p.code != 0 {
+			t.Errorf("node %d exited with %d:\n%s", i+1, p.code, tail(p.stderr.String(), 4096))
+		}
+	}
+	r := web.Report(fakeweb.Judge{Delay: 20 * time.Millisecond})
+	t.Logf("%s", r)
+	for i, p := range nodes {
+		t.Logf("node %d:\n%s\n%s", i+1, grepLines(p.stdout.String(), "render"), grepLines(p.stderr.String(), "DEBUG"))
+	}
+	if r.Coverage != 1 || r.RenderedOnly == 0 || r.RenderedOnlyCovered != r.RenderedOnly {
+		t.Errorf("coverage %.3f, rendered-only %d/%d; want all", r.Coverage, r.RenderedOnlyCovered, r.RenderedOnly)
+	}
+	if r.ConcurrencyViolations != 0 || r.GapViolations != 0 || r.SPATrackRequests != 0 || r.Unmade != 0 || r.Duplicates != 0 {
+		t.Errorf("%d concurrency and %d gap violations, %d requests for the disallowed /api/track, %d requests no page made, %d duplicates; want none",
+			r.ConcurrencyViolations, r.GapViolations, r.SPATrackRequests, r.Unmade, r.Duplicates)
+	}
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var b strings.Builder
+	for line := range strings.Lines(s) {
+		if strings.Contains(line, sub) {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}

@@ -159,6 +159,10 @@ type Node struct {
 	mu      sync.Mutex
 	owned   map[int]*owned
 	changed chan struct{} // closed and replaced when a shard's reader moves
+	// held maps the ID of each lease out to its host: a browser request
+	// to that host is made under the lease (Visit), even while its shard
+	// is being handed over.
+	held map[uint64]string
 
 	lmu     sync.Mutex
 	pending map[int][]crawl.Link
@@ -213,6 +217,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 		cfg: cfg, log: log.With("node", cfg.Name),
 		base: base, cancel: cancel,
 		owned:   map[int]*owned{},
+		held:    map[uint64]string{},
 		changed: make(chan struct{}),
 		pending: map[int][]crawl.Link{},
 		sent:    dedup.NewBloom(sentExpected, 10),
@@ -741,6 +746,7 @@ func (n *Node) Next(ctx context.Context) (crawl.Lease, error) {
 		suspend := ok && n.cfg.Owns != nil && !n.cfg.Owns(p)
 		if ok && !suspend {
 			o.leases++
+			n.held[l.ID] = l.Task.Host
 		}
 		if suspend && !o.suspended {
 			// The lease is not confirmed now: no fetch from the shard
@@ -786,6 +792,7 @@ func (n *Node) Complete(ctx context.Context, l crawl.Lease, out crawl.Outcome) e
 	defer func() {
 		n.mu.Lock()
 		o.leases--
+		delete(n.held, l.ID)
 		n.broadcast()
 		n.mu.Unlock()
 	}()
@@ -887,11 +894,14 @@ func (n *Node) Quiet(ctx context.Context) (shards int, quiet bool, err error) {
 
 // Visit holds the politeness slot of host for a browser's sub-request
 // (crawl.Visitor) when this node owns the host's shard and its frontier
-// can (frontier.Frontier.Visit); a host of a shard another node owns, or
-// one not confirmed now, is refused with crawl.ErrNotOwned: its
-// politeness is kept by its owner, which this node cannot hold. The
-// visit's timing is kept in this node's frontier only (it is not in the
-// shard's log): a node taking the shard over waits one gap anyway.
+// can (frontier.Frontier.Visit), or when host is the host of the lease
+// held, which this node holds until it completes it, its shard being
+// handed over or not (a graceful handover waits for the leases out); a
+// host of a shard another node owns, or one not confirmed now, is
+// refused with crawl.ErrNotOwned: its politeness is kept by its owner,
+// which this node cannot hold. The visit's timing is kept in this node's
+// frontier only (it is not in the shard's log): a node taking the shard
+// over waits one gap anyway.
 func (n *Node) Visit(ctx context.Context, host string, held uint64, heldEnd time.Time) (crawl.Visit, error) {
 	v, ok := n.cfg.Shards.(crawl.Visitor)
 	if !ok {
@@ -900,7 +910,8 @@ func (n *Node) Visit(ctx context.Context, host string, held uint64, heldEnd time
 	p := shard.Of(host, DefaultShards)
 	n.mu.Lock()
 	o := n.owned[p]
-	owns := o != nil && o.active && !o.lost && !o.suspended && (n.cfg.Owns == nil || n.cfg.Owns(p))
+	underLease := held != 0 && n.held[held] == host && o != nil && !o.lost
+	owns := underLease || o != nil && o.active && !o.lost && !o.suspended && (n.cfg.Owns == nil || n.cfg.Owns(p))
 	n.mu.Unlock()
 	if !owns {
 		return crawl.Visit{}, crawl.ErrNotOwned

@@ -45,7 +45,7 @@
 //     directory (removed on Close). Close kills the group; if godwit itself
 //     is killed, the kernel kills the browser (Pdeathsig), and its helper
 //     processes exit when their parent goes.
-//   - A Selector in auto mode grants at most share × pages + 1 renders on
+//   - A Selector in auto mode grants at most share × pages + k renders on
 //     hosts not known to pay, and stops rendering a host after k renders
 //     that found nothing new (no new link, less than NewText more visible
 //     text); after k that found something it renders every page of the

@@ -263,7 +263,9 @@ func (sel *Selector) Decide(host string, s Signals) (bool, []string) {
 		}
 	}
 	explore := sel.exploring(why)
-	if explore && float64(sel.explored+1) > sel.share*float64(sel.pages)+1 {
+	// k renders explore whatever the share: enough to learn a first
+	// host, however few pages a crawl (or a cluster node) has seen.
+	if explore && float64(sel.explored+1) > sel.share*float64(sel.pages)+float64(sel.k) {
 		return false, nil // over the render budget
 	}
 	sel.rendered++
