@@ -163,9 +163,11 @@ func (b *backend) host(h crawl.HostInfo, requests10m int64) admin.Host {
 		BudgetUsed:      int64(h.Fetched),
 		Requests10m:     requests10m,
 	}
-	if r, ok := b.crawler.RenderHost(h.Name); ok {
-		out.Render = &admin.HostRender{Mode: string(b.crawler.RenderMode()), Verdict: string(r.Verdict),
-			Rendered: r.Rendered, Found: r.Found, FoundNothing: r.FoundNothing, NewLinks: r.NewLinks, LastReasons: r.LastReasons}
+	if b.crawler != nil { // nil: a stored crawl's hosts, which nothing renders now
+		if r, ok := b.crawler.RenderHost(h.Name); ok {
+			out.Render = &admin.HostRender{Mode: string(b.crawler.RenderMode()), Verdict: string(r.Verdict),
+				Rendered: r.Rendered, Found: r.Found, FoundNothing: r.FoundNothing, NewLinks: r.NewLinks, LastReasons: r.LastReasons}
+		}
 	}
 	if !h.RobotsFetchedAt.IsZero() {
 		out.RobotsAgeSeconds = b.now().Sub(h.RobotsFetchedAt).Seconds()
