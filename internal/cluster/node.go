@@ -785,6 +785,7 @@ func (n *Node) Complete(ctx context.Context, l crawl.Lease, out crawl.Outcome) e
 	p := shard.Of(l.Task.Host, DefaultShards)
 	n.mu.Lock()
 	o := n.owned[p]
+	delete(n.held, l.ID) // its page's browser requests are over
 	n.mu.Unlock()
 	if o == nil {
 		return nil
@@ -792,7 +793,6 @@ func (n *Node) Complete(ctx context.Context, l crawl.Lease, out crawl.Outcome) e
 	defer func() {
 		n.mu.Lock()
 		o.leases--
-		delete(n.held, l.ID)
 		n.broadcast()
 		n.mu.Unlock()
 	}()
