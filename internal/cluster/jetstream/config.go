@@ -46,6 +46,14 @@ type Config struct {
 	Handoff time.Duration
 	// RequestTimeout bounds each request to JetStream; default 5 s.
 	RequestTimeout time.Duration
+	// StartGrace is how long the live members must stay the same before
+	// the leader writes a crawl's first assignment, so that nodes started
+	// together share the shards from the start instead of the first node
+	// taking them all and handing most of them over as the others
+	// register (a handover costs the new owner the hosts' learned trap
+	// and alias state). Later assignments are written at once. Default
+	// 2 s; negative writes the first assignment at once.
+	StartGrace time.Duration
 
 	// Settings are the crawl's settings, stored when the crawl is
 	// created. A node whose Settings Compatible refuses cannot join.
@@ -87,6 +95,9 @@ func (c *Config) Default() {
 	}
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = 5 * time.Second
+	}
+	if c.StartGrace == 0 {
+		c.StartGrace = 2 * time.Second
 	}
 	if c.Compatible == nil {
 		c.Compatible = func(stored, mine []byte) error {

@@ -93,6 +93,10 @@ type Node struct {
 	assignment     cluster.Assignment
 	stats          json.RawMessage
 	lastMembers    map[string]bool // the keys Members found last (members.go)
+	// firstMembers and firstSince: the members the leader saw while no
+	// assignment existed yet, and since when (Config.StartGrace).
+	firstMembers string
+	firstSince   time.Time
 }
 
 // lease is a shard lease this node holds.
@@ -412,6 +416,9 @@ func (n *Node) rebalance(ctx context.Context) error {
 	default:
 		return err
 	}
+	if rev == 0 && !n.membersSettled(ms) {
+		return nil
+	}
 	next := cluster.Assign(prev, ms, n.cfg.Shards)
 	if rev != 0 && next.Equal(prev) {
 		return nil
@@ -434,6 +441,29 @@ func (n *Node) rebalance(ctx context.Context) error {
 	}
 	n.log.Info("cluster: new assignment", "members", strings.Join(ids, ","), "moved", prev.Moved(next))
 	return nil
+}
+
+// membersSettled reports whether the members ms have been the same for
+// Config.StartGrace, as seen by this leader's successive looks.
+func (n *Node) membersSettled(ms []cluster.Member) bool {
+	if n.cfg.StartGrace < 0 {
+		return true
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	slices.Sort(ids)
+	key := strings.Join(ids, ",")
+	now := time.Now()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if key != n.firstMembers || n.firstSince.IsZero() {
+		n.firstMembers, n.firstSince = key, now
+		n.log.Info("cluster: waiting for the members to settle before the first assignment", "members", key, "grace", n.cfg.StartGrace)
+		return false
+	}
+	return now.Sub(n.firstSince) >= n.cfg.StartGrace
 }
 
 // renew renews every lease held, revoked ones included (a handoff keeps

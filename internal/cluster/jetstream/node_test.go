@@ -487,3 +487,48 @@ func TestMembersWhileRenewing(t *testing.T) {
 		t.Errorf("%d of 200 listings missed a live member", missed)
 	}
 }
+
+// TestFirstAssignmentWaitsForMembers: nodes started one after another
+// within the start grace share the shards from the crawl's first
+// assignment: the leader does not write one naming only the members
+// registered so far (the first node would take every shard and hand
+// most of them over a moment later).
+func TestFirstAssignmentWaitsForMembers(t *testing.T) {
+	s := startServer(t, ServerConfig{})
+	first := startNode(t, connect(t, s.ClientURL()), testConfig("n0"))
+	w, err := first.control.Watch(t.Context(), keyAssignment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = w.Stop() }()
+	nodes := []*running{first}
+	for i := 1; i < 3; i++ {
+		time.Sleep(400 * time.Millisecond) // a script starting nodes in a row
+		nodes = append(nodes, startNode(t, connect(t, s.ClientURL()), testConfig(fmt.Sprintf("n%d", i))))
+	}
+	var a cluster.Assignment
+	select {
+	case e := <-w.Updates():
+		for e == nil { // the end of the initial values: none yet
+			e = <-w.Updates()
+		}
+		if err := a.UnmarshalJSON(e.Value()); err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no assignment written in 20 s")
+	}
+	for _, n := range nodes {
+		if got := len(a.Shards(n.cfg.Node)); got < 5 || got > 6 {
+			t.Errorf("the first assignment gives %s %d of 16 shards, want 5 or 6: %v", n.cfg.Node, got, a.Owners)
+		}
+	}
+	waitFor(t, 20*time.Second, "three nodes to share 16 shards", func() bool { return settled(nodes...) })
+	for _, n := range nodes {
+		for _, c := range n.log() {
+			if c.Kind != Acquired {
+				t.Errorf("%s: %v at the start of the crawl, want only acquisitions", n.cfg.Node, c)
+			}
+		}
+	}
+}
