@@ -40,6 +40,14 @@
 // seen-set filter). Keys of a dropped shard stay in the filter until
 // then, and are left out of its false-positive measure.
 //
+// Files: frontier.go (Open, Close, the state's types), add.go (Add),
+// lease.go (Next and the ready heap), complete.go (Complete), visit.go
+// (browser sub-requests under a host's slot), operator.go (Host, Hosts,
+// URL, Control), recrawl*.go (revisit scheduling, picking, calibration),
+// ipgroups.go, importance.go, cash.go, shard.go (cluster mode), bloom.go
+// (the seen-set filter), keys.go, records.go and codec.go (the stored
+// keys and values), outcome.go (outcome events).
+//
 // docs/frontier.md describes the design and docs/formats.md the stored
 // records. A Frontier is safe for concurrent use; it starts no goroutines.
 // Close saves the seen-set filter and closes the store.

@@ -26,39 +26,7 @@ var _ crawl.Visitor = (*Frontier)(nil)
 // crawl.ErrNotOwned: its politeness is another node's. Per-IP gating of
 // host readiness, if any, is not consulted here.
 func (f *Frontier) Visit(ctx context.Context, name string, held uint64, heldEnd time.Time) (crawl.Visit, error) {
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	for {
-		if err := ctx.Err(); err != nil {
-			return crawl.Visit{}, err
-		}
-		f.mu.Lock()
-		v, wait, err := f.tryVisit(name, held, heldEnd)
-		changed := f.changed
-		f.mu.Unlock()
-		if err != nil || wait == 0 {
-			return v, err
-		}
-		var tick <-chan time.Time
-		if wait > 0 {
-			if timer == nil {
-				timer = time.NewTimer(wait)
-			} else {
-				timer.Reset(wait)
-			}
-			tick = timer.C
-		}
-		select {
-		case <-ctx.Done():
-			return crawl.Visit{}, ctx.Err()
-		case <-changed:
-		case <-tick:
-		}
-	}
+	return poll(ctx, f, func() (crawl.Visit, time.Duration, error) { return f.tryVisit(name, held, heldEnd) })
 }
 
 // tryVisit takes the visit, or says how long to wait (wait < 0: until
