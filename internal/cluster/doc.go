@@ -1,10 +1,10 @@
 // Package cluster holds godwit's cluster mode apart from the network
 // (../shared/design/cluster.md): the sticky load-bounded assignment of
 // shards to nodes, the events of a shard's log and their binary encoding,
-// the Batcher that groups links bound for other shards into compressed
-// messages, and Node, the crawl.Frontier of a cluster node, which turns
-// Add and Complete into events of the shards' logs and applies the logs
-// of the shards it owns to a local frontier.
+// and Node, the crawl.Frontier of a cluster node, which turns Add and
+// Complete into events of the shards' logs (a shard's links go out in
+// events of up to 500, docs/cluster.md "Link batches") and applies the
+// logs of the shards it owns to a local frontier.
 //
 // Nothing here talks to the network: the JetStream adapter is
 // internal/cluster/jetstream; the node's session over both is
@@ -15,9 +15,7 @@
 // assignment and lets any node route a link.
 //
 // Concurrency: Assign and the Assignment methods are pure. A Codec is
-// safe for concurrent use and must be closed. A Batcher's Add, Flush and
-// Run may be called from different goroutines; Run owns the publishing
-// goroutines and waits for them before it returns. A Node is safe for
+// safe for concurrent use and must be closed. A Node is safe for
 // concurrent use.
 //
 // # Lock order

@@ -28,10 +28,8 @@ var words = strings.Fields("river stone garden winter market light paper north h
 
 // sampleLinks are n links of a few hosts, as a page's outlinks look: word
 // slugs drawn from a fixed pseudo-random sequence.
-func sampleLinks(n int) []crawl.Link { return seededLinks(n, 0) }
-
-func seededLinks(n int, seed uint64) []crawl.Link {
-	r := rand.New(rand.NewPCG(uint64(n), seed))
+func sampleLinks(n int) []crawl.Link {
+	r := rand.New(rand.NewPCG(uint64(n), 0))
 	links := make([]crawl.Link, n)
 	for i := range links {
 		host := fmt.Sprintf("site%d.example.org", r.IntN(7))
@@ -174,7 +172,7 @@ func normalize(e Event) Event {
 }
 
 // BenchmarkEncodeLinks reports the bytes per link of a full batch (500
-// links) and of a small one (20 links, what a 1 s flush sends for a quiet
+// links) and of a small one (20 links, what a flush sends for a quiet
 // shard).
 func BenchmarkEncodeLinks(b *testing.B) {
 	c := newCodec(b)

@@ -7,5 +7,5 @@ import (
 )
 
 // TestMain fails the package's tests if a goroutine outlives them (a
-// Batcher's publishing goroutines end with its Run).
+// Node's shard readers end with its Close).
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -14,11 +14,11 @@ import (
 	"github.com/godwit-crawler/godwit/internal/cluster"
 )
 
-// PublishLinks publishes msg, an encoded KindLinks event (a
-// cluster.Batcher's output), to shard p's links subject. It retries
-// transient failures, a full stream included (backpressure), until ctx
-// ends; it has the signature of a cluster.PublishFunc. Any node may
-// publish links for any shard.
+// PublishLinks publishes msg, an encoded KindLinks event (ShardLog's
+// Append encodes a cluster.Node's link batches), to shard p's links
+// subject. It retries transient failures, a full stream included
+// (backpressure), until ctx ends. Any node may publish links for any
+// shard.
 func (n *Node) PublishLinks(ctx context.Context, p int, msg []byte) error {
 	return n.publish(ctx, Subject(n.cfg.Crawl, cluster.KindLinks, p), msg)
 }

@@ -123,7 +123,7 @@ func (n *Node) Close() error {
 // (which Compatible accepted for this node's).
 func (n *Node) CrawlSettings() []byte { return slices.Clone(n.settings) }
 
-// Codec is the node's event codec (for a cluster.Batcher).
+// Codec is the node's event codec, which its ShardLog encodes events with.
 func (n *Node) Codec() *cluster.Codec { return n.codec }
 
 // Owns reports whether this node may fetch shard p's hosts now, and the
