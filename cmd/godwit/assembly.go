@@ -130,7 +130,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		KeepTrying: s.Continuous || s.Cluster.URL != "", // a cluster node waits for the shards it is given
 		Politeness: pol,
 	}
-	s.applyURLSettings(&ccfg) // URL identity, scope rules, trap defences (config.go)
+	s.applyURLSettings(&ccfg) // URL identity, scope rules, trap defences (config_url.go)
 	wcfg := warc.WriterConfig{
 		Dir:     res.WARCDir,
 		Prefix:  s.WARC.Prefix,
