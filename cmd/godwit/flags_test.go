@@ -82,13 +82,16 @@ func eachFlag(f func(cmd *cobra.Command, fl *pflag.Flag)) {
 // name, shorthand or help is not declared in flags.go.
 func TestFlagsDeclaredInOnePlace(t *testing.T) {
 	declared := declaredFlags(t)
+	helps := make([]*regexp.Regexp, len(declared))
+	for i, d := range declared {
+		// %s in a help is a list filled in at run time (flagInfo.listing).
+		helps[i] = regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(d.help), "%s", ".+") + "$")
+	}
 	n := 0
 	eachFlag(func(cmd *cobra.Command, fl *pflag.Flag) {
 		n++
-		for _, d := range declared {
-			// %s in a help is a list filled in at run time (flagInfo.listing).
-			help := regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(d.help), "%s", ".+") + "$")
-			if d.name == fl.Name && d.short == fl.Shorthand && help.MatchString(fl.Usage) {
+		for i, d := range declared {
+			if d.name == fl.Name && d.short == fl.Shorthand && helps[i].MatchString(fl.Usage) {
 				return
 			}
 		}
