@@ -37,26 +37,26 @@ type clusterSettings struct {
 }
 
 func (f *crawlFlags) registerCluster(fs *pflag.FlagSet) {
-	fs.StringVar(&f.s.Cluster.URL, "cluster", "", "join a cluster crawl through these NATS servers (nats://HOST:PORT[,...]; docs/cluster.md)")
-	fs.StringVar(&f.s.Cluster.Crawl, "crawl", "", "with --cluster: the name of the crawl to join or create")
-	fs.StringVar(&f.s.Cluster.Node, "node", "", "with --cluster: this node's ID in the crawl, stable across restarts")
-	fs.IntVar(&f.s.Cluster.Replicas, "cluster-replicas", 1, "with --cluster: copies of the crawl's streams and buckets (3 on a 3-server NATS cluster)")
-	fs.DurationVar(&f.s.Cluster.TTL, "cluster-ttl", 15*time.Second, "with --cluster: lease and membership TTL (whole seconds, at least 2s): a dead node's shards move this long after its last renewal")
-	fs.IntVar(&f.s.Cluster.SnapshotEvents, "cluster-snapshot-events", cluster.DefaultSnapshotEvents, "with --cluster: events of a shard's log between two snapshots of the shard, which cut its log")
+	flagCluster.stringVar(fs, &f.s.Cluster.URL, "")
+	flagCrawl.stringVar(fs, &f.s.Cluster.Crawl, "")
+	flagNode.stringVar(fs, &f.s.Cluster.Node, "")
+	flagClusterReplicas.intVar(fs, &f.s.Cluster.Replicas, 1)
+	flagClusterTTL.durationVar(fs, &f.s.Cluster.TTL, 15*time.Second)
+	flagClusterSnapshotEvents.intVar(fs, &f.s.Cluster.SnapshotEvents, cluster.DefaultSnapshotEvents)
 }
 
 func (f *crawlFlags) applyCluster(fs *pflag.FlagSet, s *crawlSettings) {
-	set := func(name string, apply func()) {
-		if fs.Changed(name) {
+	set := func(fl flagInfo, apply func()) {
+		if fs.Changed(fl.name) {
 			apply()
 		}
 	}
-	set("cluster", func() { s.Cluster.URL = f.s.Cluster.URL })
-	set("crawl", func() { s.Cluster.Crawl = f.s.Cluster.Crawl })
-	set("node", func() { s.Cluster.Node = f.s.Cluster.Node })
-	set("cluster-replicas", func() { s.Cluster.Replicas = f.s.Cluster.Replicas })
-	set("cluster-ttl", func() { s.Cluster.TTL = f.s.Cluster.TTL })
-	set("cluster-snapshot-events", func() { s.Cluster.SnapshotEvents = f.s.Cluster.SnapshotEvents })
+	set(flagCluster, func() { s.Cluster.URL = f.s.Cluster.URL })
+	set(flagCrawl, func() { s.Cluster.Crawl = f.s.Cluster.Crawl })
+	set(flagNode, func() { s.Cluster.Node = f.s.Cluster.Node })
+	set(flagClusterReplicas, func() { s.Cluster.Replicas = f.s.Cluster.Replicas })
+	set(flagClusterTTL, func() { s.Cluster.TTL = f.s.Cluster.TTL })
+	set(flagClusterSnapshotEvents, func() { s.Cluster.SnapshotEvents = f.s.Cluster.SnapshotEvents })
 }
 
 func (c clusterSettings) validate() error {

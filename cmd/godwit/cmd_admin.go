@@ -30,9 +30,9 @@ type adminFlags struct {
 }
 
 func (f *adminFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.addr, "admin", defaultAdmin, "address of the crawl's admin server (host:port or http://host:port)")
-	cmd.Flags().StringVar(&f.token, "admin-token", "", "the admin server's token (default $GODWIT_ADMIN_TOKEN)")
-	cmd.Flags().BoolVar(&f.json, "json", false, "print the API's JSON as is")
+	flagClientAdmin.stringVar(cmd.Flags(), &f.addr, defaultAdmin)
+	flagClientAdminToken.stringVar(cmd.Flags(), &f.token, "")
+	flagClientJSON.boolVar(cmd.Flags(), &f.json, false)
 }
 
 // adminClient talks to one admin server (admin.Client), its errors

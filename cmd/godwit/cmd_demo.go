@@ -39,11 +39,11 @@ robots.txt obedience, duplicate fetches and coverage. Needs no network.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&data, "data", "", "keep the demo's WARC files here (default: a temporary directory, removed)")
-	fs.DurationVar(&delay, "delay", 100*time.Millisecond, "minimum gap between requests to one host")
-	fs.IntVar(&hosts, "hosts", 12, "virtual hosts in the simulated web")
-	fs.IntVar(&pages, "pages", 40, "pages per host")
-	fs.IntVar(&workers, "workers", 8, "concurrent fetches")
+	flagDemoData.stringVar(fs, &data, "")
+	flagDemoDelay.durationVar(fs, &delay, 100*time.Millisecond)
+	flagDemoHosts.intVar(fs, &hosts, 12)
+	flagWebPages.intVar(fs, &pages, 40)
+	flagDemoWorkers.intVar(fs, &workers, 8)
 	return cmd
 }
 

@@ -57,7 +57,7 @@ With no WARC arguments, reads every WARC file of the crawl in --data.`,
 			return w.Flush()
 		},
 	}
-	cmd.Flags().StringVar(&data, "data", defaultSettings().Data, "the crawl's data directory (when no WARC files are given)")
+	flagExportData.stringVar(cmd.Flags(), &data, defaultSettings().Data)
 	return cmd
 }
 

@@ -27,45 +27,44 @@ type fakewebFlags struct {
 }
 
 func (f *fakewebFlags) register(fs *pflag.FlagSet, d fakeweb.Config) {
-	fs.IntVar(&f.cfg.Hosts, "hosts", d.Hosts, "number of virtual hosts (h0.<domain> …)")
-	fs.StringVar(&f.cfg.Domain, "domain", d.Domain, "domain the virtual hosts live under")
-	fs.IntVar(&f.cfg.PagesPerHost, "pages", d.PagesPerHost, "pages per host")
-	fs.IntVar(&f.cfg.LinksPerPage, "links", d.LinksPerPage, "links per page")
-	fs.IntVar(&f.cfg.PageSize, "page-size", d.PageSize, "approximate page size in bytes")
-	fs.Float64Var(&f.cfg.CrossHostShare, "cross-host", d.CrossHostShare, "share of links to other hosts")
-	fs.Float64Var(&f.cfg.RedirectShare, "redirects", d.RedirectShare, "share of links that go through a 301")
-	fs.DurationVar(&f.cfg.CrawlDelay, "crawl-delay", d.CrawlDelay, "Crawl-delay advertised by crawl-delay hosts")
-	fs.DurationVar(&f.cfg.Latency, "latency", d.Latency, "added latency per response")
-	fs.Int64Var(&f.cfg.Seed, "seed", d.Seed, "PRNG seed: the same seed gives the same web")
-	fs.BoolVar(&f.cfg.Sitemaps, "sitemaps", d.Sitemaps, "robots.txt lists a sitemap index (one gzip child) that also lists pages nothing links to")
-	fs.BoolVar(&f.cfg.Requisites, "requisites", d.Requisites, "pages embed stylesheets (with @import and url()), images (also srcset), scripts, an icon and a font, some on the next host (its CDN)")
-	fs.BoolVar(&f.cfg.SPA, "spa", d.SPA, "some hosts are single-page applications: empty shells whose script builds text and links from JSON (on even pages partly only when scrolled) and asks /api/track, which robots.txt disallows; not with --traps, --page-signals, --hostile, --duplicates, --changing or --requisites")
-	fs.Float64Var(&f.cfg.SPAShare, "spa-share", d.SPAShare, "with --spa, the share of hosts that are SPAs, picked evenly from h0 (0: every host)")
-	fs.BoolVar(&f.cfg.PageSignals, "page-signals", d.PageSignals, "some pages carry meta robots, X-Robots-Tag and rel=nofollow; some pages are reachable only through nofollow")
-	fs.BoolVar(&f.cfg.Hostile, "hostile", d.Hostile, "hostile hosts link to slow, hanging, dripping, 20 MB, gzip/zstd-bomb, 429/503, redirect-loop, error, non-HTML, legacy-charset and malformed resources; one storm host answers 503 for a while")
+	flagWebHosts.intVar(fs, &f.cfg.Hosts, d.Hosts)
+	flagWebDomain.stringVar(fs, &f.cfg.Domain, d.Domain)
+	flagWebPages.intVar(fs, &f.cfg.PagesPerHost, d.PagesPerHost)
+	flagWebLinks.intVar(fs, &f.cfg.LinksPerPage, d.LinksPerPage)
+	flagWebPageSize.intVar(fs, &f.cfg.PageSize, d.PageSize)
+	flagWebCrossHost.float64Var(fs, &f.cfg.CrossHostShare, d.CrossHostShare)
+	flagWebRedirects.float64Var(fs, &f.cfg.RedirectShare, d.RedirectShare)
+	flagWebCrawlDelay.durationVar(fs, &f.cfg.CrawlDelay, d.CrawlDelay)
+	flagWebLatency.durationVar(fs, &f.cfg.Latency, d.Latency)
+	flagWebSeed.int64Var(fs, &f.cfg.Seed, d.Seed)
+	flagWebSitemaps.boolVar(fs, &f.cfg.Sitemaps, d.Sitemaps)
+	flagWebRequisites.boolVar(fs, &f.cfg.Requisites, d.Requisites)
+	flagWebSPA.boolVar(fs, &f.cfg.SPA, d.SPA)
+	flagWebSPAShare.float64Var(fs, &f.cfg.SPAShare, d.SPAShare)
+	flagWebPageSignals.boolVar(fs, &f.cfg.PageSignals, d.PageSignals)
+	flagWebHostile.boolVar(fs, &f.cfg.Hostile, d.Hostile)
 	h := &f.cfg.HostileConfig
-	fs.IntVar(&h.Every, "hostile-every", d.HostileConfig.Every, "with --hostile, host i is hostile when i % N == 0 (0: every host)")
-	fs.DurationVar(&h.SlowDelay, "hostile-slow", d.HostileConfig.SlowDelay, "with --hostile, how long /x/slow takes (0: 1.5s)")
-	fs.DurationVar(&h.RetryAfter, "hostile-retry-after", d.HostileConfig.RetryAfter, "with --hostile, the Retry-After of the retry pages, whole seconds (0: 2s)")
-	fs.IntVar(&h.StormHost, "hostile-storm-host", d.HostileConfig.StormHost, "with --hostile, index of the storm host (0: the last host; negative: none)")
-	fs.DurationVar(&h.StormFor, "hostile-storm", d.HostileConfig.StormFor, "with --hostile, how long the storm host answers 503 (0: 3s)")
-	fs.BoolVar(&f.cfg.Duplicates, "duplicates", d.Duplicates, "every host links to exact duplicates (/d/exact/N, also across hosts; one gzip-encoded, one chunked), near-duplicate clusters (/d/near/C/M) and distinct articles (/d/distinct/K) in one template")
-	fs.BoolVar(&f.cfg.ConditionalRobots, "conditional-robots", d.ConditionalRobots, "robots.txt answers carry ETag and Last-Modified and answer 304 to a matching If-None-Match or If-Modified-Since")
-	fs.BoolVar(&f.cfg.Changing, "changing", d.Changing, "every host links to pages /c/N that change over time (Poisson, some every few seconds, some every few minutes, some never), answer conditional requests and carry sitemap lastmod; ordinary pages get validators too")
+	flagWebHostileEvery.intVar(fs, &h.Every, d.HostileConfig.Every)
+	flagWebHostileSlow.durationVar(fs, &h.SlowDelay, d.HostileConfig.SlowDelay)
+	flagWebHostileRetryAfter.durationVar(fs, &h.RetryAfter, d.HostileConfig.RetryAfter)
+	flagWebHostileStormHost.intVar(fs, &h.StormHost, d.HostileConfig.StormHost)
+	flagWebHostileStorm.durationVar(fs, &h.StormFor, d.HostileConfig.StormFor)
+	flagWebDuplicates.boolVar(fs, &f.cfg.Duplicates, d.Duplicates)
+	flagWebConditionalRobots.boolVar(fs, &f.cfg.ConditionalRobots, d.ConditionalRobots)
+	flagWebChanging.boolVar(fs, &f.cfg.Changing, d.Changing)
 	c := &f.cfg.ChangingConfig
-	fs.IntVar(&c.Fast, "changing-fast", d.ChangingConfig.Fast, "with --changing, fast-changing pages per host (0: 4; negative: none)")
-	fs.IntVar(&c.Slow, "changing-slow", d.ChangingConfig.Slow, "with --changing, slow-changing pages per host (0: 4; negative: none)")
-	fs.IntVar(&c.Static, "changing-static", d.ChangingConfig.Static, "with --changing, never-changing pages per host (0: 2; negative: none)")
-	fs.DurationVar(&c.FastMean, "changing-fast-mean", d.ChangingConfig.FastMean, "with --changing, mean time between changes of a fast page (0: 3s)")
-	fs.BoolVar(&c.Periodic, "changing-periodic", d.ChangingConfig.Periodic, "with --changing, pages change periodically and together (every fast page exactly every --changing-fast-mean from the start, every slow one every --changing-slow-mean) instead of as Poisson processes")
-	fs.DurationVar(&c.SlowMean, "changing-slow-mean", d.ChangingConfig.SlowMean, "with --changing, mean time between changes of a slow page (0: 2m)")
-	fs.BoolVar(&f.cfg.SkewedGraph, "skewed-graph", d.SkewedGraph, "random links pick their targets by a Zipf law over a random ranking of pages: a few pages have very many in-links, most one or two")
-	fs.Float64Var(&f.cfg.SkewExponent, "skew-exponent", d.SkewExponent, "with --skewed-graph, the Zipf exponent (0: 1.2)")
-	fs.IntVar(&f.cfg.TreeFanout, "tree-fanout", d.TreeFanout, "children of each page in the tree that keeps every page reachable, like navigation pages (0: 2)")
-	fs.BoolVar(&f.cfg.HTTPS, "https", d.HTTPS, "the web's URLs are https:// and --direct serves TLS (h2 and http/1.1 by ALPN) with certificates from a CA made at start (--ca-out)")
-	fs.StringVar(&f.badTLS, "bad-tls", "", "with --https, hosts with a bad certificate, as INDEX=KIND,… (KIND expired, wrong-name or unknown-ca; e.g. 1=expired,3=wrong-name)")
-	fs.StringVar(&f.robots, "robots", robotsNames(d.Robots),
-		"comma-separated robots.txt variants, cycled over the hosts: "+robotsNames(allRobotsKinds()))
+	flagWebChangingFast.intVar(fs, &c.Fast, d.ChangingConfig.Fast)
+	flagWebChangingSlow.intVar(fs, &c.Slow, d.ChangingConfig.Slow)
+	flagWebChangingStatic.intVar(fs, &c.Static, d.ChangingConfig.Static)
+	flagWebChangingFastMean.durationVar(fs, &c.FastMean, d.ChangingConfig.FastMean)
+	flagWebChangingPeriodic.boolVar(fs, &c.Periodic, d.ChangingConfig.Periodic)
+	flagWebChangingSlowMean.durationVar(fs, &c.SlowMean, d.ChangingConfig.SlowMean)
+	flagWebSkewedGraph.boolVar(fs, &f.cfg.SkewedGraph, d.SkewedGraph)
+	flagWebSkewExponent.float64Var(fs, &f.cfg.SkewExponent, d.SkewExponent)
+	flagWebTreeFanout.intVar(fs, &f.cfg.TreeFanout, d.TreeFanout)
+	flagWebHTTPS.boolVar(fs, &f.cfg.HTTPS, d.HTTPS)
+	flagWebBadTLS.stringVar(fs, &f.badTLS, "")
+	flagWebRobots.listing(robotsNames(allRobotsKinds())).stringVar(fs, &f.robots, robotsNames(d.Robots))
 }
 
 // config returns the validated configuration.
@@ -156,7 +155,7 @@ GET /_fakeweb/seeds lists the seed URLs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if shape != "" {
-				return serveShapes(cmd, shape, flags.cfg.Hosts, cmd.Flags().Changed("hosts"), listen, seedsOut)
+				return serveShapes(cmd, shape, flags.cfg.Hosts, cmd.Flags().Changed(flagWebHosts.name), listen, seedsOut)
 			}
 			if preset != "" {
 				if err := applyPreset(&flags, preset, cmd.Flags()); err != nil {
@@ -182,14 +181,14 @@ GET /_fakeweb/seeds lists the seed URLs.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
-	fs.StringVar(&seedsOut, "seeds-out", "", "write the seed URLs to this file")
-	fs.StringVar(&shape, "shape", "", `serve a Shapes web instead (20 hosts unless --hosts): "aliases" (home and section pages also linked as index.html; on h1 every index.html differs), "aliases-tokens" (the same, every page carrying a token new on every request) or "traps" (an endless trap on every host: session chains, calendars, ever-longer searches, repeating paths; 500 pages of pagination on h0); its report counts alias fetches per host, trap requests and coverage`)
-	fs.StringVar(&preset, "preset", "", "start from a named shape of web ("+strings.Join(fakeweb.PresetNames(), ", ")+"); other flags given override it")
-	fs.StringSliceVar(&direct.addrs, "direct", nil, "also serve the hosts directly (as an origin, not a proxy) on these loopback addresses, e.g. 127.0.0.2,127.0.0.3,127.0.0.4; prints the --resolve lines that spread the hosts over them")
-	fs.IntVar(&direct.port, "direct-port", 0, "with --direct, the port on every address (0: a free one each)")
-	fs.StringVar(&direct.caOut, "ca-out", "", "with --https, write the CA certificate (PEM) here for the crawler's --ca-cert (default: a file in the temporary directory)")
-	fs.StringVar(&direct.configOut, "config-out", "", "with --direct, write a godwit config file (resolve, ca_cert, allow_private) for godwit crawl --config")
+	flagWebListen.stringVar(fs, &listen, "127.0.0.1:8080")
+	flagWebSeedsOut.stringVar(fs, &seedsOut, "")
+	flagWebShape.stringVar(fs, &shape, "")
+	flagWebPreset.listing(strings.Join(fakeweb.PresetNames(), ", ")).stringVar(fs, &preset, "")
+	flagWebDirect.stringSliceVar(fs, &direct.addrs, nil)
+	flagWebDirectPort.intVar(fs, &direct.port, 0)
+	flagWebCAOut.stringVar(fs, &direct.caOut, "")
+	flagWebConfigOut.stringVar(fs, &direct.configOut, "")
 	flags.register(fs, d)
 	return cmd
 }

@@ -68,8 +68,8 @@ override.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVar(&sortBy, "sort", "queued", "order: queued, fetched or errors (most first)")
-	cmd.Flags().IntVar(&limit, "limit", 50, "hosts to list at most (1 to 1000)")
+	flagHostsSort.stringVar(cmd.Flags(), &sortBy, "queued")
+	flagHostsLimit.intVar(cmd.Flags(), &limit, 50)
 	cmd.AddCommand(
 		newHostActionCmd("block", "Stop all requests to a host (its URLs stay queued)", "blocked"),
 		newHostActionCmd("unblock", "Let a blocked host's requests go again", "unblocked"),
@@ -128,7 +128,7 @@ accident.`,
 			if err != nil {
 				return err
 			}
-			setDelay, setMax := cmd.Flags().Changed("delay"), cmd.Flags().Changed("max-pages")
+			setDelay, setMax := cmd.Flags().Changed(flagPolicyDelay.name), cmd.Flags().Changed(flagPolicyMaxPages.name)
 			switch {
 			case clear && (setDelay || setMax):
 				return errors.New("--clear cannot be combined with --delay or --max-pages")
@@ -162,10 +162,10 @@ accident.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().DurationVar(&delay, "delay", 0, "gap between requests to the host")
-	cmd.Flags().Int64Var(&maxPages, "max-pages", 0, "pages to fetch from the host at most")
-	cmd.Flags().BoolVar(&clear, "clear", false, "remove the override")
-	cmd.Flags().BoolVar(&force, "force", false, "allow a --delay below the crawl's own --delay")
+	flagPolicyDelay.durationVar(cmd.Flags(), &delay, 0)
+	flagPolicyMaxPages.int64Var(cmd.Flags(), &maxPages, 0)
+	flagPolicyClear.boolVar(cmd.Flags(), &clear, false)
+	flagPolicyForce.boolVar(cmd.Flags(), &force, false)
 	return cmd
 }
 

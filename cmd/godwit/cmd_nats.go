@@ -73,13 +73,13 @@ Ctrl-C stops the server cleanly.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:4222", "client address (port 0 picks a free port)")
-	fs.StringVar(&cfg.DataDir, "data", "", "directory of JetStream's file store (required)")
-	fs.StringVar(&cfg.Name, "name", "", "server name: required with --cluster-listen, unique in the cluster and stable across restarts")
-	fs.StringVar(&cfg.ClusterName, "cluster-name", "godwit", "cluster name, the same on every server")
-	fs.StringVar(&cfg.ClusterListen, "cluster-listen", "", "address to listen on for the other servers' routes (enables clustering)")
-	fs.StringVar(&routes, "routes", "", "comma-separated cluster addresses of the servers (nats://host:port); listing this server too is fine")
-	fs.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	flagNATSListen.stringVar(fs, &cfg.Listen, "127.0.0.1:4222")
+	flagNATSData.stringVar(fs, &cfg.DataDir, "")
+	flagNATSName.stringVar(fs, &cfg.Name, "")
+	flagNATSClusterName.stringVar(fs, &cfg.ClusterName, "godwit")
+	flagNATSClusterListen.stringVar(fs, &cfg.ClusterListen, "")
+	flagNATSRoutes.stringVar(fs, &routes, "")
+	flagLogLevel.stringVar(fs, &logLevel, "info")
 	return cmd
 }
 

@@ -94,10 +94,10 @@ Serves until interrupted (Ctrl-C).`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&data, "data", defaultSettings().Data, "the crawl's data directory (when no WACZ file is given)")
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8090", "the address to serve the replay on")
-	cmd.Flags().StringVar(&ui, "replayweb", "", "the directory of the replaywebpage npm package (ui.js, sw.js); default: load it from the CDN")
-	cmd.Flags().StringVar(&url, "url", "", "the archived page to open (default: the archive's page list)")
+	flagReplayData.stringVar(cmd.Flags(), &data, defaultSettings().Data)
+	flagReplayListen.stringVar(cmd.Flags(), &listen, "127.0.0.1:8090")
+	flagReplayReplayweb.stringVar(cmd.Flags(), &ui, "")
+	flagReplayURL.stringVar(cmd.Flags(), &url, "")
 	return cmd
 }
 

@@ -89,9 +89,9 @@ is bad input: one line on standard error, nothing checked, exit status 2.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&file, "file", "f", "", `the robots.txt file to check against ("-": standard input)`)
-	cmd.Flags().StringVar(&agent, "agent", "godwit", "the product token whose rules apply (user-agent lines are matched case-insensitively)")
-	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also print the rule that decided, its line and its group")
+	flagRobotsFile.stringVar(cmd.Flags(), &file, "")
+	flagRobotsAgent.stringVar(cmd.Flags(), &agent, "godwit")
+	flagRobotsVerbose.boolVar(cmd.Flags(), &verbose, false)
 	cmd.MarkFlagRequired("file")
 	return cmd
 }

@@ -76,7 +76,7 @@ standard input, one per line ('#' starts a comment).`,
 		},
 	}
 	f.register(add)
-	add.Flags().IntVar(&priority, "priority", 0, "queue band of the seeds (0 = first)")
+	flagSeedsPriority.intVar(add.Flags(), &priority, 0)
 	cmd.AddCommand(add)
 	return cmd
 }

@@ -36,7 +36,7 @@ servers, with no node's admin API needed.`,
   godwit status --cluster nats://127.0.0.1:4222 --crawl news`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("data") {
+			if cmd.Flags().Changed(flagStatusData.name) {
 				st, err := dataStatus(data)
 				if err != nil {
 					return err
@@ -77,8 +77,8 @@ servers, with no node's admin API needed.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVar(&data, "data", "", "a crawl's data directory: show what it says, no running crawl needed")
-	cmd.Flags().StringVar(&natsURL, "cluster", "", "a cluster crawl's NATS servers (with --crawl): show the crawl across its nodes, no admin API needed")
-	cmd.Flags().StringVar(&crawlName, "crawl", "", "with --cluster: the crawl's name")
+	flagStatusData.stringVar(cmd.Flags(), &data, "")
+	flagStatusCluster.stringVar(cmd.Flags(), &natsURL, "")
+	flagStatusCrawl.stringVar(cmd.Flags(), &crawlName, "")
 	return cmd
 }

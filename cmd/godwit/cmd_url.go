@@ -78,8 +78,8 @@ still printed; the exit status is then 2.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&surt, "surt", false, "print the SURT form (the CDXJ lookup key) instead of the crawl key")
-	cmd.Flags().StringVar(&config, "config", "", "YAML config file whose url: settings (strip_params, session_params, keep_query_order) apply")
+	flagURLSURT.boolVar(cmd.Flags(), &surt, false)
+	flagURLConfig.stringVar(cmd.Flags(), &config, "")
 	return cmd
 }
 

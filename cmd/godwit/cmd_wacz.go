@@ -58,9 +58,9 @@ With no WARC arguments, packages every complete WARC file of the crawl in
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&data, "data", defaultSettings().Data, "the crawl's data directory (when no WARC files are given)")
-	cmd.Flags().StringVarP(&out, "output", "o", "", "the WACZ file to write (replaced whole, or not at all)")
-	cmd.Flags().StringVar(&title, "title", "", "the collection's title (default: the file's base name)")
+	flagExportData.stringVar(cmd.Flags(), &data, defaultSettings().Data)
+	flagWACZOutput.stringVar(cmd.Flags(), &out, "")
+	flagWACZTitle.stringVar(cmd.Flags(), &title, "")
 	return cmd
 }
 

@@ -167,10 +167,10 @@ Exit status 1 when no record matches or the file is damaged before it.`,
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&number, "record", 0, "the record's number, counting from 1 as `godwit warc ls` does")
-	cmd.Flags().StringVar(&target, "url", "", "the target URI of the response or resource record to write")
-	cmd.Flags().BoolVar(&decode, "decode", false, "undo the Content-Encoding (gzip, deflate, br, zstd)")
-	cmd.Flags().BoolVar(&block, "block", false, "write the whole record block as stored")
+	flagCatRecord.intVar(cmd.Flags(), &number, 0)
+	flagCatURL.stringVar(cmd.Flags(), &target, "")
+	flagCatDecode.boolVar(cmd.Flags(), &decode, false)
+	flagCatBlock.boolVar(cmd.Flags(), &block, false)
 	return cmd
 }
 
@@ -273,8 +273,8 @@ Exit status 1 if any fault was found, 0 otherwise (warnings included).`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, `print one JSON object: files, records, faults, warnings and "problems"`)
-	cmd.Flags().BoolVar(&external, "external-revisits", false, "a revisit whose original is not in the files given is a warning, not a fault")
+	flagVerifyJSON.boolVar(cmd.Flags(), &asJSON, false)
+	flagVerifyExternalRevisits.boolVar(cmd.Flags(), &external, false)
 	return cmd
 }
 
@@ -335,7 +335,7 @@ standard output. A file that cannot be read to its end (a torn tail: see
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write one index of all files to `OUT` (- for standard output)")
+	flagCDXOutput.stringVar(cmd.Flags(), &output, "")
 	return cmd
 }
 

@@ -42,27 +42,26 @@ type processorSettings struct {
 const defaultProcessorBudget = 10 * time.Second
 
 func (f *crawlFlags) registerProcessors(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&f.s.Process.Processors, "processor", nil,
-		`content processor, repeatable, run in order: "structured" (JSON-LD and OpenGraph) or "exec:CMD ARGS" (JSON Lines over stdin/stdout)`)
-	fs.DurationVar(&f.s.Process.Budget, "processor-timeout", defaultProcessorBudget, "time one processor may take over one page")
-	fs.IntVar(&f.s.Process.InFlight, "processor-in-flight", 8, "pages in flight to each exec: processor")
-	fs.StringVar(&f.s.Process.Errors, "processor-errors", "skip", `an exec: processor whose answers break the protocol: "skip" (the crawl goes on without it) or "stop" (the crawl stops, exit status 1)`)
-	fs.StringVar(&f.s.Process.Events, "events", "", `page events: "jsonl:FILE" (one JSON line per archived page, rotated) or "nats://HOST:PORT/SUBJECT" (one message per page in a JetStream stream)`)
-	fs.Int64Var(&f.s.Process.EventsMaxSize, "events-max-size", 64<<20, "size in bytes past which the events file is rotated")
+	flagProcessor.stringArrayVar(fs, &f.s.Process.Processors, nil)
+	flagProcessorTimeout.durationVar(fs, &f.s.Process.Budget, defaultProcessorBudget)
+	flagProcessorInFlight.intVar(fs, &f.s.Process.InFlight, 8)
+	flagProcessorErrors.stringVar(fs, &f.s.Process.Errors, "skip")
+	flagEvents.stringVar(fs, &f.s.Process.Events, "")
+	flagEventsMaxSize.int64Var(fs, &f.s.Process.EventsMaxSize, 64<<20)
 }
 
 func (f *crawlFlags) applyProcessors(fs *pflag.FlagSet, s *crawlSettings) {
-	set := func(name string, apply func()) {
-		if fs.Changed(name) {
+	set := func(fl flagInfo, apply func()) {
+		if fs.Changed(fl.name) {
 			apply()
 		}
 	}
-	set("processor", func() { s.Process.Processors = f.s.Process.Processors })
-	set("processor-timeout", func() { s.Process.Budget = f.s.Process.Budget })
-	set("processor-in-flight", func() { s.Process.InFlight = f.s.Process.InFlight })
-	set("processor-errors", func() { s.Process.Errors = f.s.Process.Errors })
-	set("events", func() { s.Process.Events = f.s.Process.Events })
-	set("events-max-size", func() { s.Process.EventsMaxSize = f.s.Process.EventsMaxSize })
+	set(flagProcessor, func() { s.Process.Processors = f.s.Process.Processors })
+	set(flagProcessorTimeout, func() { s.Process.Budget = f.s.Process.Budget })
+	set(flagProcessorInFlight, func() { s.Process.InFlight = f.s.Process.InFlight })
+	set(flagProcessorErrors, func() { s.Process.Errors = f.s.Process.Errors })
+	set(flagEvents, func() { s.Process.Events = f.s.Process.Events })
+	set(flagEventsMaxSize, func() { s.Process.EventsMaxSize = f.s.Process.EventsMaxSize })
 }
 
 func (p processorSettings) validate() error {

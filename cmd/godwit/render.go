@@ -37,22 +37,22 @@ type renderSettings struct {
 }
 
 func (f *crawlFlags) registerRender(fs *pflag.FlagSet) {
-	fs.StringVar(&f.s.Render.Mode, "render", "auto", "render pages in a headless browser: never, auto (pages that look script-built, learnt per host; needs a browser) or always")
-	fs.StringVar(&f.s.Render.Browser, "browser", "", "chromium binary to render with (default: chromium or chromium-browser on PATH)")
-	fs.IntVar(&f.s.Render.Workers, "render-workers", 2, "pages rendered at once (tabs of the one browser)")
-	fs.BoolVar(&f.s.Render.Screenshot, "render-screenshot", false, "archive a PNG screenshot of each rendered page (a resource record)")
+	flagRender.stringVar(fs, &f.s.Render.Mode, "auto")
+	flagBrowser.stringVar(fs, &f.s.Render.Browser, "")
+	flagRenderWorkers.intVar(fs, &f.s.Render.Workers, 2)
+	flagRenderScreenshot.boolVar(fs, &f.s.Render.Screenshot, false)
 }
 
 func (f *crawlFlags) applyRender(fs *pflag.FlagSet, s *crawlSettings) {
-	set := func(name string, apply func()) {
-		if fs.Changed(name) {
+	set := func(fl flagInfo, apply func()) {
+		if fs.Changed(fl.name) {
 			apply()
 		}
 	}
-	set("render", func() { s.Render.Mode = f.s.Render.Mode })
-	set("browser", func() { s.Render.Browser = f.s.Render.Browser })
-	set("render-workers", func() { s.Render.Workers = f.s.Render.Workers })
-	set("render-screenshot", func() { s.Render.Screenshot = f.s.Render.Screenshot })
+	set(flagRender, func() { s.Render.Mode = f.s.Render.Mode })
+	set(flagBrowser, func() { s.Render.Browser = f.s.Render.Browser })
+	set(flagRenderWorkers, func() { s.Render.Workers = f.s.Render.Workers })
+	set(flagRenderScreenshot, func() { s.Render.Screenshot = f.s.Render.Screenshot })
 }
 
 func (r renderSettings) validate() error {

@@ -59,28 +59,28 @@ type storeSettings struct {
 }
 
 func (f *crawlFlags) registerStore(fs *pflag.FlagSet) {
-	fs.StringVar(&f.s.Store.URL, "store", "", "upload WARC files and their CDXJ indexes to s3://bucket/prefix (credentials: $AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY)")
-	fs.StringVar(&f.s.Store.Endpoint, "store-endpoint", "", "S3 endpoint URL (default $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS); plain http to loopback only")
-	fs.StringVar(&f.s.Store.Region, "store-region", "", "bucket region (default $AWS_REGION, else us-east-1)")
-	fs.BoolVar(&f.s.Store.PathStyle, "store-path-style", false, "address the bucket as endpoint/bucket (for servers other than AWS that need it)")
-	fs.BoolVar(&f.s.Store.KeepLocal, "store-keep-local", false, "keep WARC files in --data after their verified upload (default: delete them)")
-	fs.StringVar(&f.s.Store.SpoolMax, "store-spool-max", defaultSpoolMax, `pause the crawl while this much WARC data waits for upload ("0": never)`)
-	fs.StringVar(&f.s.Store.Crawl, "store-crawl", "", "crawl name in object keys warc/CRAWL/NODE/DAY/FILE (default: the base name of --data)")
+	flagStore.stringVar(fs, &f.s.Store.URL, "")
+	flagStoreEndpoint.stringVar(fs, &f.s.Store.Endpoint, "")
+	flagStoreRegion.stringVar(fs, &f.s.Store.Region, "")
+	flagStorePathStyle.boolVar(fs, &f.s.Store.PathStyle, false)
+	flagStoreKeepLocal.boolVar(fs, &f.s.Store.KeepLocal, false)
+	flagStoreSpoolMax.stringVar(fs, &f.s.Store.SpoolMax, defaultSpoolMax)
+	flagStoreCrawl.stringVar(fs, &f.s.Store.Crawl, "")
 }
 
 func (f *crawlFlags) applyStore(fs *pflag.FlagSet, s *crawlSettings) {
-	set := func(name string, apply func()) {
-		if fs.Changed(name) {
+	set := func(fl flagInfo, apply func()) {
+		if fs.Changed(fl.name) {
 			apply()
 		}
 	}
-	set("store", func() { s.Store.URL = f.s.Store.URL })
-	set("store-endpoint", func() { s.Store.Endpoint = f.s.Store.Endpoint })
-	set("store-region", func() { s.Store.Region = f.s.Store.Region })
-	set("store-path-style", func() { s.Store.PathStyle = f.s.Store.PathStyle })
-	set("store-keep-local", func() { s.Store.KeepLocal = f.s.Store.KeepLocal })
-	set("store-spool-max", func() { s.Store.SpoolMax = f.s.Store.SpoolMax })
-	set("store-crawl", func() { s.Store.Crawl = f.s.Store.Crawl })
+	set(flagStore, func() { s.Store.URL = f.s.Store.URL })
+	set(flagStoreEndpoint, func() { s.Store.Endpoint = f.s.Store.Endpoint })
+	set(flagStoreRegion, func() { s.Store.Region = f.s.Store.Region })
+	set(flagStorePathStyle, func() { s.Store.PathStyle = f.s.Store.PathStyle })
+	set(flagStoreKeepLocal, func() { s.Store.KeepLocal = f.s.Store.KeepLocal })
+	set(flagStoreSpoolMax, func() { s.Store.SpoolMax = f.s.Store.SpoolMax })
+	set(flagStoreCrawl, func() { s.Store.Crawl = f.s.Store.Crawl })
 }
 
 func (st storeSettings) validate() error {

@@ -15,19 +15,19 @@ import (
 // registerTransport adds the flags that decide where connections go and
 // whom they trust, and how they speak: --resolve, --ca-cert, --http2.
 func (f *crawlFlags) registerTransport(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&f.s.Resolve, "resolve", nil, "connect to HOST[:PORT] at ADDR[:PORT] instead of its DNS answer (repeatable; IPv6 in brackets; the guard still applies)")
-	fs.StringVar(&f.s.CACert, "ca-cert", "", "PEM file of extra trusted root certificates, added to the system's")
-	fs.StringVar(&f.s.HTTP2, "http2", "off", "auto: offer HTTP/2 by ALPN and speak it where the server picks it (archived in HTTP/1.1 form, WARC-Protocol: h2); off: HTTP/1.1 only")
+	flagResolve.stringArrayVar(fs, &f.s.Resolve, nil)
+	flagCACert.stringVar(fs, &f.s.CACert, "")
+	flagHTTP2.stringVar(fs, &f.s.HTTP2, "off")
 }
 
 func (f *crawlFlags) applyTransport(fs *pflag.FlagSet, s *crawlSettings) {
-	if fs.Changed("resolve") {
+	if fs.Changed(flagResolve.name) {
 		s.Resolve = f.s.Resolve
 	}
-	if fs.Changed("ca-cert") {
+	if fs.Changed(flagCACert.name) {
 		s.CACert = f.s.CACert
 	}
-	if fs.Changed("http2") {
+	if fs.Changed(flagHTTP2.name) {
 		s.HTTP2 = f.s.HTTP2
 	}
 }
