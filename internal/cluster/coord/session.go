@@ -362,6 +362,7 @@ func (s *Session) apply(ctx context.Context, ch jetstream.Change) {
 		if epoch, ok := s.node.Epoch(ch.Shard); ok && epoch > ch.Epoch {
 			return
 		}
+		s.log.Info("cluster: shard lost; its fetches in flight will be done again by its next owner", "shard", ch.Shard, "err", ch.Err)
 		if err := s.node.Lose(ch.Shard); err != nil {
 			s.log.Warn("dropping a lost shard", "shard", ch.Shard, "err", err)
 		}
