@@ -259,13 +259,7 @@ func TestConditionalRobots(t *testing.T) {
 		Robots: []fakeweb.RobotsKind{fakeweb.RobotsAllow, fakeweb.RobotsRedirect, fakeweb.RobotsNotFound}}
 	tw := startWeb(t, cfg)
 	const u = "http://h0.fake.test/robots.txt"
-	first := get(t, tw.proxy, u)
-	etag, lm := first.header.Get("ETag"), first.header.Get("Last-Modified")
-	lmTime, err := http.ParseTime(lm)
-	if first.status != 200 || etag == "" || err != nil {
-		t.Fatalf("GET %s = %d, ETag %q, Last-Modified %q", u, first.status, etag, lm)
-	}
-	stamp := func(d time.Duration) string { return lmTime.Add(d).UTC().Format(http.TimeFormat) }
+	first, etag, lm, stamp := validators(t, tw.proxy, u)
 	tests := []struct {
 		name string
 		hdr  []string

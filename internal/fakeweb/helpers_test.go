@@ -1,14 +1,18 @@
 package fakeweb_test
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"iter"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"testing"
 	"time"
+
+	"golang.org/x/net/html"
 
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
 )
@@ -109,6 +113,43 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met after 30s")
 		}
 	}
+}
+
+// startTags yields the name and attributes (the last of a repeated one)
+// of each start or self-closing tag an HTML5 tokenizer finds in body, as
+// a tokenizer-based crawler reads a page.
+func startTags(body []byte) iter.Seq2[string, map[string]string] {
+	return func(yield func(string, map[string]string) bool) {
+		z := html.NewTokenizer(bytes.NewReader(body))
+		for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
+			if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+				continue
+			}
+			tok := z.Token()
+			attrs := map[string]string{}
+			for _, a := range tok.Attr {
+				attrs[a.Key] = a.Val
+			}
+			if !yield(tok.Data, attrs) {
+				return
+			}
+		}
+	}
+}
+
+// validators fetches u, which must answer 200 with an ETag and a
+// Last-Modified, and returns the answer, its validators, and stamp:
+// Last-Modified moved by d, as an HTTP date.
+func validators(t *testing.T, c *http.Client, u string) (first result, etag, lm string, stamp func(d time.Duration) string) {
+	t.Helper()
+	first = get(t, c, u)
+	etag, lm = first.header.Get("ETag"), first.header.Get("Last-Modified")
+	lmTime, err := http.ParseTime(lm)
+	if first.status != 200 || etag == "" || err != nil {
+		t.Fatalf("GET %s = %d, ETag %q, Last-Modified %q", u, first.status, etag, lm)
+	}
+	stamp = func(d time.Duration) string { return lmTime.Add(d).UTC().Format(http.TimeFormat) }
+	return first, etag, lm, stamp
 }
 
 func mustParse(t *testing.T, rawURL string) *url.URL {

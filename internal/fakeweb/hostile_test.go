@@ -331,13 +331,7 @@ func TestHostileConditional(t *testing.T) {
 	cfg.HostileConfig.Every = 2
 	tw := startWeb(t, cfg)
 	const u = "http://h0.fake.test/p/2"
-	first := get(t, tw.proxy, u)
-	etag, lm := first.header.Get("ETag"), first.header.Get("Last-Modified")
-	lmTime, err := http.ParseTime(lm)
-	if first.status != 200 || etag == "" || err != nil {
-		t.Fatalf("GET %s = %d, ETag %q, Last-Modified %q", u, first.status, etag, lm)
-	}
-	stamp := func(d time.Duration) string { return lmTime.Add(d).UTC().Format(http.TimeFormat) }
+	_, etag, lm, stamp := validators(t, tw.proxy, u)
 	tests := []struct {
 		name string
 		hdr  []string
@@ -356,9 +350,7 @@ func TestHostileConditional(t *testing.T) {
 		{"bad date", []string{"If-Modified-Since", "yesterday"}, 200},
 	}
 	for _, tt := range tests {
-		resp := rawGet(t, t.Context(), tw.proxy, u, tt.hdr...)
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		resp, body := fetchRaw(t, tw.proxy, u, tt.hdr...)
 		if resp.StatusCode != tt.want || tt.want == 304 && (len(body) != 0 || resp.Header.Get("ETag") != etag) {
 			t.Errorf("%s: GET %s %q = %d (%d bytes, ETag %q), want %d", tt.name, u, tt.hdr, resp.StatusCode, len(body),
 				resp.Header.Get("ETag"), tt.want)
