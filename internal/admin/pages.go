@@ -131,27 +131,30 @@ func (s *Server) pageID(w http.ResponseWriter, r *http.Request) (PagesBackend, u
 	return pb, id, true
 }
 
-func (s *Server) page(w http.ResponseWriter, r *http.Request) {
+// pathPage returns the page the path's id names; when there is none, it
+// has written the error and ok is false.
+func (s *Server) pathPage(w http.ResponseWriter, r *http.Request) (p Page, ok bool) {
 	pb, id, ok := s.pageID(w, r)
 	if !ok {
-		return
+		return Page{}, false
 	}
 	p, err := pb.Page(r.Context(), id)
 	if err != nil {
 		s.backendError(w, r, err)
-		return
+		return Page{}, false
 	}
-	writeJSON(w, http.StatusOK, p)
+	return p, true
+}
+
+func (s *Server) page(w http.ResponseWriter, r *http.Request) {
+	if p, ok := s.pathPage(w, r); ok {
+		writeJSON(w, http.StatusOK, p)
+	}
 }
 
 func (s *Server) pageLinks(w http.ResponseWriter, r *http.Request) {
-	pb, id, ok := s.pageID(w, r)
+	p, ok := s.pathPage(w, r)
 	if !ok {
-		return
-	}
-	p, err := pb.Page(r.Context(), id)
-	if err != nil {
-		s.backendError(w, r, err)
 		return
 	}
 	links := p.Links

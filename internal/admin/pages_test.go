@@ -42,6 +42,11 @@ func TestPagesEndpoints(t *testing.T) {
 	if want := (PageQuery{Host: "A.test", Status: 200, Q: "x", After: 4, Limit: 2}); f.last != want {
 		t.Errorf("query = %+v, want %+v", f.last, want)
 	}
+	r = do(t, ts, "GET", "/api/pages/2", "")
+	var pg Page
+	if err := json.Unmarshal([]byte(r.body), &pg); err != nil || r.status != 200 || pg.ID != 2 || pg.URL != "http://a.test/" {
+		t.Errorf("GET /api/pages/2: %d %s", r.status, r.body)
+	}
 	if r := do(t, ts, "GET", "/api/pages/2/links", ""); r.status != 200 || r.body != `{"id":2,"url":"http://a.test/","links":["http://a.test/x"]}`+"\n" {
 		t.Errorf("links: %d %s", r.status, r.body)
 	}
@@ -51,7 +56,7 @@ func TestPagesEndpoints(t *testing.T) {
 		t.Errorf("content: %d %v %s", r.status, r.header, r.body)
 	}
 	for path, want := range map[string]int{
-		"/api/pages/9": 404, "/api/pages/9/content": 404, "/api/pages/0": 400, "/api/pages/-1/links": 400,
+		"/api/pages/9": 404, "/api/pages/9/links": 404, "/api/pages/9/content": 404, "/api/pages/0": 400, "/api/pages/-1/links": 400,
 		"/api/pages?status=99": 400, "/api/pages?limit=0": 400, "/api/pages?after=x": 400,
 	} {
 		if r := do(t, ts, "GET", path, ""); r.status != want {

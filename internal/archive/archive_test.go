@@ -164,23 +164,9 @@ func TestNoArchiveOmitsBody(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*"+warc.Ext))
-	f, err := os.Open(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := warc.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var respID string
 	var sawMeta bool
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			break
-		}
+	for _, rec := range records(t, dir) {
 		switch rec.Type {
 		case warc.TypeResponse:
 			respID = rec.Header.Get(warc.FieldRecordID)
@@ -289,23 +275,9 @@ func TestProtocolFields(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*"+warc.Ext))
-	f, err := os.Open(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := warc.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := map[string]string{"https://a.test/": "h2,tls/1.3", "http://a.test/": "http/1.1"}
 	n := 0
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			break
-		}
+	for _, rec := range records(t, dir) {
 		if rec.Type != warc.TypeRequest && rec.Type != warc.TypeResponse {
 			continue
 		}

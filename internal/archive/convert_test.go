@@ -3,7 +3,6 @@ package archive
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -37,22 +36,9 @@ func TestConvertRecords(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("files %v, want 1", files)
 	}
-	f, err := os.Open(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := warc.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var types []string
 	var convID string
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			break
-		}
+	for _, rec := range records(t, dir) {
 		types = append(types, rec.Type)
 		body := rec.Block
 		switch rec.Type {

@@ -44,7 +44,7 @@ func openDedupArchive(t *testing.T, dir string, o Options) (*Archive, func()) {
 // records reads every record of every WARC file in dir.
 func records(t *testing.T, dir string) []*warc.Record {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "*.warc.gz"))
+	files, _ := filepath.Glob(filepath.Join(dir, "*"+warc.Ext))
 	var out []*warc.Record
 	for _, f := range files {
 		fh, err := os.Open(f)

@@ -2,6 +2,7 @@ package blob
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -77,17 +78,9 @@ type Options struct {
 // AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION (or
 // AWS_DEFAULT_REGION), AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL).
 func OptionsFromEnv(getenv func(string) string) Options {
-	first := func(names ...string) string {
-		for _, n := range names {
-			if v := getenv(n); v != "" {
-				return v
-			}
-		}
-		return ""
-	}
 	return Options{
-		Endpoint:     first("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"),
-		Region:       first("AWS_REGION", "AWS_DEFAULT_REGION"),
+		Endpoint:     cmp.Or(getenv("AWS_ENDPOINT_URL_S3"), getenv("AWS_ENDPOINT_URL")),
+		Region:       cmp.Or(getenv("AWS_REGION"), getenv("AWS_DEFAULT_REGION")),
 		AccessKey:    getenv("AWS_ACCESS_KEY_ID"),
 		SecretKey:    getenv("AWS_SECRET_ACCESS_KEY"),
 		SessionToken: getenv("AWS_SESSION_TOKEN"),

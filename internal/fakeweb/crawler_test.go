@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/net/html"
-
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
 )
 
@@ -382,17 +380,8 @@ func extractLinks(t *testing.T, page *url.URL, body []byte) pageLinks {
 	}
 	var refs []ref
 	var p pageLinks
-	z := html.NewTokenizer(bytes.NewReader(body))
-	for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
-		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
-			continue
-		}
-		tok := z.Token()
-		attrs := map[string]string{}
-		for _, a := range tok.Attr {
-			attrs[a.Key] = a.Val
-		}
-		switch tok.Data {
+	for name, attrs := range startTags(body) {
+		switch name {
 		case "base":
 			if !haveBase {
 				haveBase = true

@@ -1,14 +1,18 @@
 package fakeweb_test
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"iter"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"testing"
 	"time"
+
+	"golang.org/x/net/html"
 
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
 )
@@ -109,6 +113,73 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met after 30s")
 		}
 	}
+}
+
+// startTags yields the name and attributes (the last of a repeated one)
+// of each start or self-closing tag an HTML5 tokenizer finds in body, as
+// a tokenizer-based crawler reads a page.
+func startTags(body []byte) iter.Seq2[string, map[string]string] {
+	return func(yield func(string, map[string]string) bool) {
+		z := html.NewTokenizer(bytes.NewReader(body))
+		for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
+			if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+				continue
+			}
+			tok := z.Token()
+			attrs := map[string]string{}
+			for _, a := range tok.Attr {
+				attrs[a.Key] = a.Val
+			}
+			if !yield(tok.Data, attrs) {
+				return
+			}
+		}
+	}
+}
+
+// checkConditional fetches u, which must answer 200 with an ETag and a
+// Last-Modified, then asks for it again with each pair of conditional
+// headers below: 304 with no body and the same ETag, or 200 with the
+// same body as the first answer. It returns u's ETag, how many
+// conditional requests it sent, and how many it wanted answered 304.
+func checkConditional(t *testing.T, c *http.Client, u string) (etag string, asked, notModified int) {
+	t.Helper()
+	first := get(t, c, u)
+	etag, lm := first.header.Get("ETag"), first.header.Get("Last-Modified")
+	lmTime, err := http.ParseTime(lm)
+	if first.status != 200 || etag == "" || err != nil {
+		t.Fatalf("GET %s = %d, ETag %q, Last-Modified %q", u, first.status, etag, lm)
+	}
+	stamp := func(d time.Duration) string { return lmTime.Add(d).UTC().Format(http.TimeFormat) }
+	tests := []struct {
+		name string
+		hdr  []string
+		want int
+	}{
+		{"etag", []string{"If-None-Match", etag}, 304},
+		{"weak etag", []string{"If-None-Match", "W/" + etag}, 304},
+		{"etag in a list", []string{"If-None-Match", `"nope", ` + etag}, 304},
+		{"star", []string{"If-None-Match", "*"}, 304},
+		{"other etag", []string{"If-None-Match", `"nope"`}, 200},
+		{"etag wins over a date", []string{"If-None-Match", `"nope"`, "If-Modified-Since", stamp(time.Hour)}, 200},
+		{"etag wins over an old date", []string{"If-None-Match", etag, "If-Modified-Since", stamp(-time.Hour)}, 304},
+		{"same date", []string{"If-Modified-Since", lm}, 304},
+		{"later date", []string{"If-Modified-Since", stamp(time.Hour)}, 304},
+		{"earlier date", []string{"If-Modified-Since", stamp(-time.Second)}, 200},
+		{"bad date", []string{"If-Modified-Since", "yesterday"}, 200},
+	}
+	for _, tt := range tests {
+		resp, body := fetchRaw(t, c, u, tt.hdr...)
+		if resp.StatusCode != tt.want || tt.want == 304 && (len(body) != 0 || resp.Header.Get("ETag") != etag) ||
+			tt.want == 200 && !bytes.Equal(body, first.body) {
+			t.Errorf("%s: GET %s %q = %d (%d bytes, ETag %q), want %d", tt.name, u, tt.hdr, resp.StatusCode, len(body),
+				resp.Header.Get("ETag"), tt.want)
+		}
+		if tt.want == 304 {
+			notModified++
+		}
+	}
+	return etag, len(tests), notModified
 }
 
 func mustParse(t *testing.T, rawURL string) *url.URL {

@@ -1,7 +1,6 @@
 package fakeweb_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
 
@@ -180,17 +178,8 @@ func (c *hostileCrawler) fetch(t *testing.T, q queued) {
 // pageLinksAndBase returns the first <base href> of a page and the URLs
 // of its <a>, <area>, <link rel=next>, <iframe> and <frame> elements.
 func pageLinksAndBase(body []byte) (base string, links []string) {
-	z := html.NewTokenizer(bytes.NewReader(body))
-	for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
-		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
-			continue
-		}
-		tok := z.Token()
-		attrs := map[string]string{}
-		for _, a := range tok.Attr {
-			attrs[a.Key] = a.Val
-		}
-		switch tok.Data {
+	for name, attrs := range startTags(body) {
+		switch name {
 		case "base":
 			if base == "" {
 				base = attrs["href"]

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"cmp"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -118,18 +119,10 @@ type ProxyEnv struct {
 // ProxyEnvFrom reads the proxy variables through getenv (os.Getenv in
 // cmd/godwit), preferring the upper-case name as net/http does.
 func ProxyEnvFrom(getenv func(string) string) ProxyEnv {
-	get := func(names ...string) string {
-		for _, n := range names {
-			if v := getenv(n); v != "" {
-				return v
-			}
-		}
-		return ""
-	}
 	return ProxyEnv{
-		HTTPProxy:  get("HTTP_PROXY", "http_proxy"),
-		HTTPSProxy: get("HTTPS_PROXY", "https_proxy"),
-		NoProxy:    get("NO_PROXY", "no_proxy"),
+		HTTPProxy:  cmp.Or(getenv("HTTP_PROXY"), getenv("http_proxy")),
+		HTTPSProxy: cmp.Or(getenv("HTTPS_PROXY"), getenv("https_proxy")),
+		NoProxy:    cmp.Or(getenv("NO_PROXY"), getenv("no_proxy")),
 	}
 }
 

@@ -105,17 +105,7 @@ func BenchmarkIndexer(b *testing.B) {
 // TestWriterNoIndex: without Index nothing but WARC files is written.
 func TestWriterNoIndex(t *testing.T) {
 	cfg := testConfig(t)
-	w, err := NewWriter(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, resp := exchange("http://example.com/", 100)
-	if _, err := w.Write(req, resp); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeOne(t, cfg, 100)
 	if m, _ := filepath.Glob(filepath.Join(cfg.Dir, "*.cdxj")); len(m) != 0 {
 		t.Errorf("index files %v written without Index", m)
 	}
@@ -125,18 +115,7 @@ func TestWriterNoIndex(t *testing.T) {
 // docs/formats.md promises: no flags, MTIME 0, XFL 4 (fastest), OS 255.
 func TestMemberHeader(t *testing.T) {
 	cfg := testConfig(t)
-	w, err := NewWriter(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, resp := exchange("http://example.com/", 1000)
-	locs, err := w.Write(req, resp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	_, _, locs := writeOne(t, cfg, 1000)
 	data, err := os.ReadFile(filepath.Join(cfg.Dir, locs[0].File))
 	if err != nil {
 		t.Fatal(err)

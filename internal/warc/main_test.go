@@ -133,6 +133,24 @@ func gunzip(t testing.TB, data []byte) []byte {
 	return b
 }
 
+// writeOne writes one request and response, the response's body n
+// bytes, with a Writer of cfg, and closes it.
+func writeOne(t testing.TB, cfg WriterConfig, n int) (req, resp *Record, locs []Location) {
+	t.Helper()
+	w, err := NewWriter(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, resp = exchange("http://example.com/", n)
+	if locs, err = w.Write(req, resp); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return req, resp, locs
+}
+
 // writeSample writes a warcinfo-headed file with several groups and returns
 // its path and the records written after the warcinfo.
 func writeSample(t testing.TB) (string, []*Record) {

@@ -114,16 +114,7 @@ func TestConformanceWARCVerify(t *testing.T) {
 			}
 		})
 	}
-	_ = filepath.WalkDir(conformanceDir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || filepath.Ext(path) == ".md" {
-			return err
-		}
-		rel, _ := filepath.Rel(conformanceDir, path)
-		if !seen[filepath.ToSlash(rel)] {
-			t.Errorf("sample %s is not in the table", rel)
-		}
-		return nil
-	})
+	checkSamplesListed(t, seen)
 }
 
 // TestConformanceWARCVerifySets verifies samples together, as

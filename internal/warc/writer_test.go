@@ -425,17 +425,7 @@ func TestConcurrentWrites(t *testing.T) {
 func TestSHA256(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Digest = "sha256"
-	w, err := NewWriter(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, resp := exchange("http://example.com/", 100)
-	if _, err := w.Write(req, resp); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	_, resp, _ := writeOne(t, cfg, 100)
 	d := resp.Header.Get(FieldBlockDigest)
 	if !strings.HasPrefix(d, "sha256:") || len(d) != len("sha256:")+56 || !strings.HasSuffix(d, "====") {
 		t.Errorf("block digest = %q, want sha256: and padded base32", d)
