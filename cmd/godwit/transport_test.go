@@ -242,8 +242,11 @@ func TestCrawlDirectHTTPSUntrusted(t *testing.T) {
 // TestCrawlDirectBadTLS crawls an HTTPS web three of whose hosts have a
 // bad certificate (expired, for another name, from an unknown CA): each is
 // given up on after its robots.txt handshake failed, counted under its
-// kind in the summary, and the good hosts are crawled in full, without
-// a violation, as fakeweb judges it.
+// kind in the summary and recorded in the WARC as a failure metadata
+// record with that kind, and the good hosts are crawled in full, without
+// a violation, as fakeweb judges it. A seed whose address refuses
+// connections gets a failure record per attempt. The records pass the
+// three readers and stay out of the index and the WACZ's pages.
 func TestCrawlDirectBadTLS(t *testing.T) {
 	web, err := fakeweb.New(fakeweb.Config{
 		Hosts: 6, PagesPerHost: 5, Seed: 7, HTTPS: true,
@@ -254,12 +257,21 @@ func TestCrawlDirectBadTLS(t *testing.T) {
 	}
 	defer web.Close()
 	resolve, caFile := startDirectWeb(t, web, []string{"127.0.0.2", "127.0.0.3"})
+	// And a host outside the web where nothing listens: its robots.txt
+	// is refused, a transient failure tried robots.retries (2) times.
+	closed, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedPort := closed.Addr().(*net.TCPAddr).Port
+	closed.Close()
+	resolve = append(resolve, fmt.Sprintf("down.test:443:127.0.0.2:%d", closedPort))
 	s := testSettings(t, "")
 	s.Proxy = ""
 	s.AllowPrivate = true
 	s.Resolve = resolve
 	s.CACert = caFile
-	res := crawlInProcess(t, s, web.Seeds())
+	res := crawlInProcess(t, s, append(web.Seeds(), "https://down.test/"))
 	r := web.Report(fakeweb.Judge{Delay: s.Delay})
 	checkReport(t, r)
 	if r.Reachable < 3*5 {
@@ -284,7 +296,8 @@ func TestCrawlDirectBadTLS(t *testing.T) {
 
 	// The WARC files: each bad host's failed robots.txt request is a
 	// metadata record of its own, with its kind and the address that
-	// presented the certificate; no other request failed.
+	// presented the certificate, and so is each attempt at down.test's;
+	// no other request failed.
 	addrOf := map[string]string{} // host → the address --resolve gave it
 	for _, r := range resolve {
 		parts := strings.Split(r, ":") // host:443:addr:port
@@ -317,7 +330,11 @@ func TestCrawlDirectBadTLS(t *testing.T) {
 			if ip := rec.Header.Get(warc.FieldIPAddress); ip != addrOf[u.Host] {
 				t.Errorf("failure record of %s: WARC-IP-Address %q, want %q", u, ip, addrOf[u.Host])
 			}
-			if !strings.Contains(v["fetch-error-detail"], "x509") {
+			if want := "x509"; u.Host == "down.test" {
+				if want = "connection refused"; v["fetch-error-detail"] != want {
+					t.Errorf("failure record of %s: detail %q, want %q", u, v["fetch-error-detail"], want)
+				}
+			} else if !strings.Contains(v["fetch-error-detail"], want) {
 				t.Errorf("failure record of %s: detail %q, want the x509 error", u, v["fetch-error-detail"])
 			}
 			failed[u.Host] = append(failed[u.Host], v["fetch-error"]+" "+v["fetch-error-class"]+" "+v["fetch-attempt"])
@@ -330,6 +347,7 @@ func TestCrawlDirectBadTLS(t *testing.T) {
 		"h1." + web.Config().Domain: {"tls-expired permanent 1"},
 		"h3." + web.Config().Domain: {"tls-name-mismatch permanent 1"},
 		"h4." + web.Config().Domain: {"tls-unknown-authority permanent 1"},
+		"down.test":                 {"connection-refused transient 1", "connection-refused transient 2"},
 	}
 	if fmt.Sprint(failed) != fmt.Sprint(wantFailed) {
 		t.Errorf("failure records by host %v, want %v", failed, wantFailed)
