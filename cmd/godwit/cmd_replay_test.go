@@ -118,6 +118,128 @@ func TestReplayInBrowser(t *testing.T) {
 	shot(t, cdp, dir)
 }
 
+// TestReplayWaitsForServiceWorker: ReplayWeb.page's embed opens its
+// iframe at /replay/ as soon as its service worker is registered, before
+// it is active, and gives up after three reloads 100 ms apart; a worker
+// that takes longer to start (a busy machine: it is 1.2 MB of script) left
+// the iframe on the server's answer for /replay/, which was "404 page not
+// found", for good (TestReplayHTTP2InBrowser failed so in CI). Here the
+// worker's installation takes 3 s (a handler of its install event waits
+// that long before the real worker's script runs its own): the replay
+// must still reach the page, and the server must answer no request with
+// a 404. Needs Chromium and the replaywebpage package; skipped without them.
+func TestReplayWaitsForServiceWorker(t *testing.T) {
+	rwp := os.Getenv(replayWebPageEnv)
+	if rwp == "" {
+		t.Skipf("%s is not set: no ReplayWeb.page to replay in", replayWebPageEnv)
+	}
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("no Chromium")
+	}
+	_, addr := startWeb(t, fakeweb.Config{Hosts: 1, PagesPerHost: 2, Seed: 5, Requisites: true})
+	page := "http://h0.fake.test/"
+	s := testSettings(t, addr)
+	s.Delay = 5 * time.Millisecond
+	s.MaxDepth = 1
+	crawlInProcess(t, s, []string{page})
+	dir := t.TempDir()
+	waczFile := filepath.Join(dir, "crawl.wacz")
+	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", waczFile, "--data", s.Data); code != 0 {
+		t.Fatalf("export wacz: exit %d: %s", code, errOut)
+	}
+
+	// The replay handler, with a slow service worker in front of the
+	// real one, and a record of every 404 it answers (but the favicon's).
+	mux := http.NewServeMux()
+	mux.Handle("/", wacz.ReplayHandler(waczFile, rwp, page))
+	mux.HandleFunc("GET /replay/sw.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, "self.addEventListener(\"install\", (e) => e.waitUntil(new Promise((r) => setTimeout(r, 3000))));\nimportScripts(\"./sw-real.js\");\n")
+	})
+	mux.HandleFunc("GET /replay/sw-real.js", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFile(w, r, filepath.Join(rwp, "sw.js"))
+	})
+	var (
+		mu       sync.Mutex
+		notFound []string
+	)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w}
+		mux.ServeHTTP(sw, r)
+		if sw.status == http.StatusNotFound && r.URL.Path != "/favicon.ico" { // the browser's own
+			mu.Lock()
+			notFound = append(notFound, r.URL.String())
+			mu.Unlock()
+		}
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cdp := startChromium(ctx, t, chromium, dir)
+	if _, err := cdp.call(ctx, "Page.enable", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cdp.call(ctx, "Page.navigate", map[string]any{"url": "http://" + ln.Addr().String() + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	const probe = `JSON.stringify({color: document.querySelector("h1") ? getComputedStyle(document.querySelector("h1")).color : ""})`
+	var last string
+	for {
+		if frame := replayedFrame(ctx, cdp, page); frame != "" {
+			if v, err := evalInFrame(ctx, cdp, frame, probe); err == nil {
+				last = v
+				if strings.Contains(v, "rgb(1, 2, 3)") {
+					t.Logf("replayed: %s", v)
+					break
+				}
+			}
+		}
+		mu.Lock()
+		nf := append([]string(nil), notFound...)
+		mu.Unlock()
+		if len(nf) > 0 || ctx.Err() != nil {
+			shot(t, cdp, dir)
+			t.Fatalf("the page never replayed (last probe %q); the replay server answered 404 to %q", last, nf)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(notFound) > 0 {
+		t.Errorf("the replay server answered 404 to %q", notFound)
+	}
+}
+
+// statusWriter remembers the status a handler answered with.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
 // artifactsEnv names a directory where tests keep what a person should
 // be able to look at after the run (CI sets it: .ci/run).
 const artifactsEnv = "GODWIT_ARTIFACTS"

@@ -208,3 +208,89 @@ func TestReplaySPAInBrowser(t *testing.T) {
 	}
 	shot(t, cdp, dir)
 }
+
+// TestReplayHTTP2InBrowser: pages fetched over HTTP/2 (a web served
+// directly over TLS, --http2 auto), archived in HTTP/1.1 form with
+// WARC-Protocol h2, replay in ReplayWeb.page in headless Chromium with
+// their stylesheet (an @import chain) and image, as TestReplayInBrowser's
+// pages fetched over HTTP/1.1 do. Needs Chromium and the replaywebpage
+// package; skipped without them.
+func TestReplayHTTP2InBrowser(t *testing.T) {
+	rwp := os.Getenv(replayWebPageEnv)
+	if rwp == "" {
+		t.Skipf("%s is not set: no ReplayWeb.page to replay in", replayWebPageEnv)
+	}
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("no Chromium")
+	}
+	web, err := fakeweb.New(fakeweb.Config{Hosts: 2, PagesPerHost: 6, Seed: 5, Requisites: true, HTTPS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer web.Close()
+	resolve, caFile := startDirectWeb(t, web, []string{"127.0.0.2"})
+	page := "https://h0.fake.test/"
+	s := testSettings(t, "")
+	s.Proxy = ""
+	s.AllowPrivate = true
+	s.Resolve = resolve
+	s.CACert = caFile
+	s.HTTP2 = "auto"
+	s.MaxDepth = 1
+	crawlInProcess(t, s, []string{page})
+	for _, q := range web.Requests() {
+		if q.Proto != "HTTP/2.0" {
+			t.Fatalf("fakeweb saw %s %s, want only HTTP/2", q.Proto, q.RawURL)
+		}
+	}
+	dir := t.TempDir()
+	waczFile := filepath.Join(dir, "crawl.wacz")
+	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", waczFile, "--data", s.Data); code != 0 {
+		t.Fatalf("export wacz: exit %d: %s", code, errOut)
+	}
+	rl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: wacz.ReplayHandler(waczFile, rwp, page)}
+	go srv.Serve(rl)
+	t.Cleanup(func() { srv.Close() })
+
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	cdp := startChromium(ctx, t, chromium, dir)
+	if _, err := cdp.call(ctx, "Page.enable", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cdp.call(ctx, "Page.navigate", map[string]any{"url": "http://" + rl.Addr().String() + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	// As TestReplayInBrowser: the <h1> colour base.css (imported by
+	// site.css) sets, and the image loaded from the archive.
+	const probe = `JSON.stringify({color: document.querySelector("h1") ? getComputedStyle(document.querySelector("h1")).color : "",
+		img: document.images.length ? document.images[0].naturalWidth : -1,
+		complete: document.images.length ? document.images[0].complete : false})`
+	var last string
+	for {
+		if frame := replayedFrame(ctx, cdp, page); frame != "" {
+			if v, err := evalInFrame(ctx, cdp, frame, probe); err == nil {
+				last = v
+				var got struct {
+					Color    string
+					Img      int
+					Complete bool
+				}
+				if json.Unmarshal([]byte(v), &got) == nil && got.Complete && got.Img == 2 && got.Color == "rgb(1, 2, 3)" {
+					t.Logf("replayed: %s", v)
+					break
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			shot(t, cdp, dir)
+			t.Fatalf("the page fetched over HTTP/2 never replayed with its style and image; last probe %s", last)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}

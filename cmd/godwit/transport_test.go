@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bufio"
 	"context"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -240,8 +242,11 @@ func TestCrawlDirectHTTPSUntrusted(t *testing.T) {
 // TestCrawlDirectBadTLS crawls an HTTPS web three of whose hosts have a
 // bad certificate (expired, for another name, from an unknown CA): each is
 // given up on after its robots.txt handshake failed, counted under its
-// kind in the summary, and the good hosts are crawled in full, without
-// a violation, as fakeweb judges it.
+// kind in the summary and recorded in the WARC as a failure metadata
+// record with that kind, and the good hosts are crawled in full, without
+// a violation, as fakeweb judges it. A seed whose address refuses
+// connections gets a failure record per attempt. The records pass the
+// three readers and stay out of the index and the WACZ's pages.
 func TestCrawlDirectBadTLS(t *testing.T) {
 	web, err := fakeweb.New(fakeweb.Config{
 		Hosts: 6, PagesPerHost: 5, Seed: 7, HTTPS: true,
@@ -252,12 +257,21 @@ func TestCrawlDirectBadTLS(t *testing.T) {
 	}
 	defer web.Close()
 	resolve, caFile := startDirectWeb(t, web, []string{"127.0.0.2", "127.0.0.3"})
+	// And a host outside the web where nothing listens: its robots.txt
+	// is refused, a transient failure tried robots.retries (2) times.
+	closed, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedPort := closed.Addr().(*net.TCPAddr).Port
+	closed.Close()
+	resolve = append(resolve, fmt.Sprintf("down.test:443:127.0.0.2:%d", closedPort))
 	s := testSettings(t, "")
 	s.Proxy = ""
 	s.AllowPrivate = true
 	s.Resolve = resolve
 	s.CACert = caFile
-	res := crawlInProcess(t, s, web.Seeds())
+	res := crawlInProcess(t, s, append(web.Seeds(), "https://down.test/"))
 	r := web.Report(fakeweb.Judge{Delay: s.Delay})
 	checkReport(t, r)
 	if r.Reachable < 3*5 {
@@ -278,6 +292,112 @@ func TestCrawlDirectBadTLS(t *testing.T) {
 	printSummary(&out, res)
 	if line := "tls         3 requests failed: 1 unknown-authority, 1 expired, 1 name-mismatch"; !strings.Contains(out.String(), line) {
 		t.Errorf("summary has no line %q:\n%s", line, out.String())
+	}
+
+	// The WARC files: each bad host's failed robots.txt request is a
+	// metadata record of its own, with its kind and the address that
+	// presented the certificate, and so is each attempt at down.test's;
+	// no other request failed.
+	addrOf := map[string]string{} // host → the address --resolve gave it
+	for _, r := range resolve {
+		parts := strings.Split(r, ":") // host:443:addr:port
+		addrOf[parts[0]] = parts[2]
+	}
+	var paths []string
+	for _, name := range res.WARCFiles {
+		paths = append(paths, filepath.Join(res.WARCDir, name))
+	}
+	failed := map[string][]string{} // host → "kind class attempt"
+	for _, p := range paths {
+		if err := warc.EachRecord(p, func(_ int, _, _ int64, rec *warc.Record) bool {
+			if rec.Type != warc.TypeMetadata || rec.Header.Has(warc.FieldRefersTo) {
+				return true
+			}
+			fields, err := warc.ParseFields(rec.Block)
+			if err != nil {
+				t.Errorf("metadata record of %s: %v", warc.TargetURI(rec), err)
+				return true
+			}
+			v := map[string]string{}
+			for _, f := range fields {
+				v[f.Name] = f.Value
+			}
+			u, err := url.Parse(warc.TargetURI(rec))
+			if err != nil || u.Path != "/robots.txt" {
+				t.Errorf("failure record of %s, want robots.txt's only", warc.TargetURI(rec))
+				return true
+			}
+			if ip := rec.Header.Get(warc.FieldIPAddress); ip != addrOf[u.Host] {
+				t.Errorf("failure record of %s: WARC-IP-Address %q, want %q", u, ip, addrOf[u.Host])
+			}
+			if want := "x509"; u.Host == "down.test" {
+				if want = "connection refused"; v["fetch-error-detail"] != want {
+					t.Errorf("failure record of %s: detail %q, want %q", u, v["fetch-error-detail"], want)
+				}
+			} else if !strings.Contains(v["fetch-error-detail"], want) {
+				t.Errorf("failure record of %s: detail %q, want the x509 error", u, v["fetch-error-detail"])
+			}
+			failed[u.Host] = append(failed[u.Host], v["fetch-error"]+" "+v["fetch-error-class"]+" "+v["fetch-attempt"])
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantFailed := map[string][]string{
+		"h1." + web.Config().Domain: {"tls-expired permanent 1"},
+		"h3." + web.Config().Domain: {"tls-name-mismatch permanent 1"},
+		"h4." + web.Config().Domain: {"tls-unknown-authority permanent 1"},
+		"down.test":                 {"connection-refused transient 1", "connection-refused transient 2"},
+	}
+	if fmt.Sprint(failed) != fmt.Sprint(wantFailed) {
+		t.Errorf("failure records by host %v, want %v", failed, wantFailed)
+	}
+	// The three readers accept them, and they are no capture: neither
+	// the CDXJ index nor the WACZ's pages list has a line for a bad host.
+	fault := func(_, msg string) { t.Error(msg) }
+	ours := verifyOurs(t, paths, fault)
+	theirs := readNlnwa(t, paths, fault)
+	if ours.Records != theirs.records {
+		t.Errorf("warc.Verify read %d records, nlnwa/gowarc %d", ours.Records, theirs.records)
+	}
+	if ia := verifyIA(t, paths, fault); ia.records != 0 && ia.records != theirs.records {
+		t.Errorf("internetarchive/gowarc read %d records, nlnwa/gowarc %d", ia.records, theirs.records)
+	}
+	if w := readWarcio(t, paths, fault); w != nil && w.Records != theirs.records {
+		t.Errorf("warcio read %d records, nlnwa/gowarc %d", w.Records, theirs.records)
+	}
+	waczFile := filepath.Join(t.TempDir(), "crawl.wacz")
+	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", waczFile, "--data", s.Data); code != 0 {
+		t.Fatalf("export wacz: exit %d: %s", code, errOut)
+	}
+	zr, err := zip.OpenReader(waczFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	listed := 0
+	for _, f := range zr.File {
+		if f.Name != "indexes/index.cdxj" && f.Name != "pages/pages.jsonl" {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{"h1.", "h3.", "h4."} {
+			if strings.Contains(string(b), "//"+bad) || strings.Contains(string(b), ","+strings.TrimSuffix(bad, ".")+")") {
+				t.Errorf("%s lists the bad host %s", f.Name, bad)
+			}
+		}
+		listed += strings.Count(string(b), "\n")
+	}
+	if listed == 0 {
+		t.Error("the WACZ's index and pages list are empty")
 	}
 }
 

@@ -24,7 +24,10 @@ import (
 	"github.com/godwit-crawler/godwit/internal/warc"
 )
 
-var _ crawl.Archive = (*Archive)(nil)
+var (
+	_ crawl.Archive         = (*Archive)(nil)
+	_ crawl.FailureRecorder = (*Archive)(nil)
+)
 
 // Archive writes fetches to WARC files, and decides between a full
 // response record and a revisit (docs/formats.md, "Deduplication").
@@ -376,7 +379,7 @@ func (a *Archive) durable(gen uint64) error {
 	return nil
 }
 
-// Stats counts what deduplication did.
+// Stats counts what the archive wrote and what deduplication did.
 type Stats struct {
 	Responses       int64 // response records (full or header-only)
 	Revisits        int64 // identical-payload revisits written instead of responses
@@ -385,10 +388,12 @@ type Stats struct {
 	NearDuplicates  int64 // pages whose text was within the distance of an earlier page's
 	NearDupsOmitted int64 // of those, stored header-only (NearDupSkip)
 	WARCBytes       int64 // bytes written to WARC files (compressed)
+	Failures        int64 // requests without a response, recorded (RecordFailure)
 }
 
 type counters struct {
 	responses, revisits, revisitBytes, near, nearOmitted, notModified, warcBytes atomic.Int64
+	failures                                                                     atomic.Int64
 }
 
 func (a *Archive) count(resp *fetch.Response, revisit, notModified, near, nearOmitted bool) {
@@ -419,6 +424,7 @@ func (a *Archive) Stats() Stats {
 		RevisitBytes:    a.stats.revisitBytes.Load(),
 		NearDuplicates:  a.stats.near.Load(),
 		NearDupsOmitted: a.stats.nearOmitted.Load(),
+		Failures:        a.stats.failures.Load(),
 	}
 }
 
@@ -498,6 +504,50 @@ func metadataRecord(resp *fetch.Response, respID string, d crawl.Decision, omitt
 	rec.Header.Set(warc.FieldRefersTo, respID)
 	rec.Header.Set(warc.FieldContentType, warc.ContentTypeWarcFields)
 	return rec
+}
+
+// RecordFailure archives a request that got no response as a metadata
+// record of its own (docs/formats.md, "Failed requests"): WARC-Target-URI
+// the URL, WARC-Date when the request started, WARC-IP-Address the
+// server's when known, no WARC-Refers-To (there is no response to refer
+// to), and the fields fetch-error, fetch-error-class, fetch-error-detail,
+// fetch-attempt and fetch-time-ms. Replay and the CDXJ index pass over
+// metadata records, so the URL stays "not archived" there; the record is
+// for readers who want to know why. It returns once the record is on
+// stable storage.
+func (a *Archive) RecordFailure(_ context.Context, f crawl.Failure) error {
+	fields := make([]warc.Field, 0, 5)
+	add := func(name, value string) {
+		if value != "" && !strings.ContainsAny(value, "\r\n\x00") {
+			fields = append(fields, warc.Field{Name: name, Value: value})
+		}
+	}
+	add("fetch-error", f.Kind)
+	add("fetch-error-class", f.Class)
+	add("fetch-error-detail", f.Detail)
+	if f.Attempt > 0 {
+		add("fetch-attempt", strconv.Itoa(f.Attempt))
+	}
+	if !f.Start.IsZero() && !f.End.Before(f.Start) {
+		add("fetch-time-ms", strconv.FormatInt(f.End.Sub(f.Start).Milliseconds(), 10))
+	}
+	rec := &warc.Record{Type: warc.TypeMetadata, Block: warc.FieldsBlock(fields)}
+	h := &rec.Header
+	h.Set(warc.FieldDate, warc.FormatDate(f.Start.UTC()))
+	h.Set(warc.FieldTargetURI, f.URL)
+	if f.IP != "" {
+		h.Set(warc.FieldIPAddress, f.IP)
+	}
+	h.Set(warc.FieldContentType, warc.ContentTypeWarcFields)
+	locs, err := a.w.Write(rec)
+	if err != nil {
+		return fmt.Errorf("archive: failure of %s: %w", f.URL, err)
+	}
+	for _, l := range locs {
+		a.stats.warcBytes.Add(l.Length)
+	}
+	a.stats.failures.Add(1)
+	return a.durable(a.written.Add(1))
 }
 
 // Load reads back the response record at c and parses its HTTP message.

@@ -291,3 +291,88 @@ func TestProtocolFields(t *testing.T) {
 		t.Errorf("%d request and response records, want 4", n)
 	}
 }
+
+// TestRecordFailure: a request that got no response is one metadata
+// record of its own, with the failure's fields, dated when the request
+// started, referring to nothing; the CDXJ index has no line for it, and
+// the file verifies.
+func TestRecordFailure(t *testing.T) {
+	dir := t.TempDir()
+	a, err := New(warc.WriterConfig{Dir: dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if _, err := a.Record(ctx, crawl.Task{}, response("http://a.test/", "x"), crawl.Decision{}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
+	f := crawl.Failure{
+		URL: "https://b.test/robots.txt", Start: start, End: start.Add(42 * time.Millisecond), Attempt: 1,
+		Kind: "tls-expired", Class: "permanent", Detail: "TLS failed (expired): x509: certificate has expired", IP: "192.0.2.9",
+	}
+	if err := a.RecordFailure(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Stats().Failures; got != 1 {
+		t.Errorf("Stats().Failures = %d, want 1", got)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var meta []*warc.Record
+	for _, rec := range records(t, dir) {
+		if rec.Header.Get(warc.FieldTargetURI) == f.URL {
+			meta = append(meta, rec)
+		}
+	}
+	if len(meta) != 1 || meta[0].Type != warc.TypeMetadata {
+		t.Fatalf("records of %s: %d, want one metadata record", f.URL, len(meta))
+	}
+	h := meta[0].Header
+	for field, want := range map[string]string{
+		warc.FieldDate: "2026-11-27T04:00:00Z", warc.FieldIPAddress: "192.0.2.9",
+		warc.FieldContentType: warc.ContentTypeWarcFields, warc.FieldRefersTo: "",
+	} {
+		if got := h.Get(field); got != want {
+			t.Errorf("%s = %q, want %q", field, got, want)
+		}
+	}
+	fields, err := warc.ParseFields(meta[0].Block)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, fl := range fields {
+		got = append(got, fl.Name+": "+fl.Value)
+	}
+	want := []string{"fetch-error: tls-expired", "fetch-error-class: permanent",
+		"fetch-error-detail: TLS failed (expired): x509: certificate has expired", "fetch-attempt: 1", "fetch-time-ms: 42"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("fields %q, want %q", got, want)
+	}
+
+	files, _ := filepath.Glob(filepath.Join(dir, "*"+warc.Ext))
+	if len(files) != 1 {
+		t.Fatalf("%d files, want 1", len(files))
+	}
+	index, err := os.ReadFile(warc.CDXJName(files[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(index), "\n"); lines != 1 || strings.Contains(string(index), "b.test") {
+		t.Errorf("index %q: want the page's response alone", index)
+	}
+	v := warc.NewVerifier(warc.VerifyOptions{})
+	fh, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if err := v.File(fh, filepath.Base(files[0])); err != nil {
+		t.Fatal(err)
+	}
+	if problems, _ := v.Finish(); len(problems) > 0 {
+		t.Errorf("the file does not verify: %v", problems)
+	}
+}

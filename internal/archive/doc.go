@@ -3,7 +3,11 @@
 // file, the response carrying the payload digest of the entity body as
 // received (de-chunked, still content-encoded).
 //
-// Archive implements crawl.Archive on top of a warc.Writer. It is safe for
+// A request that got no response (RecordFailure) is a metadata record of
+// its own, naming what went wrong (docs/formats.md, "Failed requests").
+//
+// Archive implements crawl.Archive and crawl.FailureRecorder on top of a
+// warc.Writer. It is safe for
 // concurrent use (the writer serializes groups). The caller owns the
 // Archive and must Close it after the last Record, which finishes the
 // current WARC file.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -278,6 +279,40 @@ func TestPolicyRefusalIsNotARequest(t *testing.T) {
 	}
 	if st.Policy != 1 {
 		t.Errorf("Policy = %d, want 1", st.Policy)
+	}
+}
+
+// TestFailuresArchived: every request that was sent and got no response
+// is handed to the archive (FailureRecorder) with its kind, class,
+// attempt and time: a page's every attempt, a robots.txt whose
+// certificate does not verify; a request the SSRF guard refused was not
+// sent, and is not.
+func TestFailuresArchived(t *testing.T) {
+	refused := crawltest.Page{Err: fmt.Errorf("dial: %w", syscall.ECONNREFUSED)}
+	pages := site{
+		"http://a.test/robots.txt":  crawltest.Status(404),
+		"http://a.test/":            crawltest.HTML(`<a href="/down">d</a> <a href="/guarded">g</a>`),
+		"http://a.test/down":        refused,
+		"http://a.test/guarded":     {Err: fmt.Errorf("dial 10.0.0.1: %w", fetch.ErrForbiddenAddress)},
+		"https://b.test/robots.txt": {Err: fmt.Errorf("get: %w", x509.UnknownAuthorityError{})},
+	}
+	_, a, _ := crawlSite(t, crawl.Config{MaxRetries: 2}, pages, "http://a.test/", "https://b.test/")
+	var got []string
+	for _, f := range a.Failures() {
+		if f.Start.IsZero() || f.End.Before(f.Start) || f.Detail == "" {
+			t.Errorf("failure %+v: want a start, an end after it and a detail", f)
+		}
+		got = append(got, fmt.Sprintf("%s %s %s %d", f.URL, f.Kind, f.Class, f.Attempt))
+	}
+	slices.Sort(got)
+	want := []string{
+		"http://a.test/down connection-refused transient 1",
+		"http://a.test/down connection-refused transient 2",
+		"http://a.test/down connection-refused transient 3",
+		"https://b.test/robots.txt tls-unknown-authority permanent 1",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("failures archived:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

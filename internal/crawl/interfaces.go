@@ -106,6 +106,29 @@ type Archive interface {
 	Load(ctx context.Context, c Capture) (*fetch.Response, error)
 }
 
+// FailureRecorder is an Archive that also records the requests that got
+// no response (a TLS failure, no such host, a refused connection, a
+// timeout …), so that the archive itself says a URL was tried, when, and
+// why it holds nothing for it. archive.Archive implements it; with an
+// Archive without it, failures are only counted and logged.
+type FailureRecorder interface {
+	// RecordFailure archives f and returns once it is on stable storage.
+	RecordFailure(ctx context.Context, f Failure) error
+}
+
+// Failure is a request that was sent, or tried (a DNS lookup, a
+// connection), and got no response.
+type Failure struct {
+	URL     string
+	Start   time.Time // when the request started
+	End     time.Time // when it failed
+	Attempt int       // 1 for the URL's first try, 2 for its first retry …
+	Kind    string    // fetch.ErrorKind: "tls-expired", "dns-not-found" …
+	Class   string    // fetch.Classify's: "transient" or "permanent"
+	Detail  string    // fetch.Reason: for a person
+	IP      string    // fetch.ErrorIP: the server's address, "" when unknown
+}
+
 // Events receives one PageEvent per page archived (robots.txt and replays
 // excluded), after its records are on stable storage and before its lease
 // completes: a crash between the two sends the event again when the page

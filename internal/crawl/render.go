@@ -256,6 +256,9 @@ func (c *Crawler) subFetch(ctx context.Context, v Visit, l Link, page Task) (*re
 	resp, err := c.fetcher.Fetch(ctx, fetch.Request{URL: l.URL})
 	if err != nil {
 		out := Outcome{Requested: true, Start: start, End: c.now()}
+		if ctx.Err() == nil {
+			c.archiveFailureLogged(ctx, l.URL, start, out.End, 1, err)
+		}
 		switch fetch.Classify(err) {
 		case fetch.Policy:
 			out.Requested = false

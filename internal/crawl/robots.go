@@ -61,10 +61,13 @@ func (c *Crawler) fetchRobots(ctx context.Context, l Lease) (Outcome, []candidat
 		// A refetch after RobotsTTL: a 304 costs the server a status line.
 		req.Header = conditional(prev.Validators)
 	}
+	start := c.now()
 	resp, err := c.fetcher.Fetch(ctx, req)
 	now := c.now()
 	if err != nil && ctx.Err() == nil {
 		c.stats.countTLS(err)
+		// prev.Failures counts the host's failed robots.txt requests in a row.
+		c.archiveFailureLogged(ctx, target, start, now, prev.Failures+1, err)
 	}
 	out := Outcome{Disposition: Requeue, Requested: true, End: now}
 	next := RobotsState{FetchedAt: now}

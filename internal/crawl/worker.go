@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -98,9 +99,19 @@ func (c *Crawler) fetchPage(ctx context.Context, held uint64, t Task) (Outcome, 
 		// Fetched before: ask for the body only if it changed.
 		req.Header = conditional(t.Validators)
 	}
+	start := c.now()
 	resp, err := c.fetcher.Fetch(ctx, req)
 	if err != nil {
-		return c.fetchFailed(ctx, t, err), nil, nil
+		out := c.fetchFailed(ctx, t, err)
+		if ctx.Err() != nil {
+			return out, nil, nil
+		}
+		if err := c.archiveFailure(ctx, t.URL, start, out.End, t.Attempt+1, err); err != nil {
+			// As for a response: without the archive there is no point
+			// fetching; stop the crawl, keep the task for the next run.
+			return Outcome{Disposition: Requeue, Requested: true, End: out.End}, nil, err
+		}
+		return out, nil, nil
 	}
 	c.seeds.contact(t.Host, true, "")
 	switch {
@@ -533,6 +544,31 @@ func (c *Crawler) fetchFailed(ctx context.Context, t Task, err error) Outcome {
 	c.stats.countClass(out.Class)
 	c.log.Info("fetch failed", "url", t.URL, "class", out.Class.String(), "err", err)
 	return out
+}
+
+// archiveFailure records a request to url that started at start and
+// failed with err at end in the archive, when the archive can (FailureRecorder)
+// and the request was sent (fetch.ErrorKind): the SSRF guard's refusals
+// made none.
+func (c *Crawler) archiveFailure(ctx context.Context, url string, start, end time.Time, attempt int, err error) error {
+	fr, ok := c.archive.(FailureRecorder)
+	kind := fetch.ErrorKind(err)
+	if !ok || kind == "" {
+		return nil
+	}
+	return fr.RecordFailure(ctx, Failure{
+		URL: url, Start: start, End: end, Attempt: attempt,
+		Kind: kind, Class: fetch.Classify(err).String(), Detail: fetch.Reason(err), IP: fetch.ErrorIP(err),
+	})
+}
+
+// archiveFailureLogged is archiveFailure for a request that is not itself
+// a page (robots.txt, a browser's sub-request): a failure to archive is
+// logged, and the next page's record will surface it.
+func (c *Crawler) archiveFailureLogged(ctx context.Context, url string, start, end time.Time, attempt int, err error) {
+	if aerr := c.archiveFailure(ctx, url, start, end, attempt, err); aerr != nil {
+		c.log.Error("archive failed", "url", url, "err", aerr)
+	}
 }
 
 // archiveRecord records an exchange that is not itself a page (robots.txt);

@@ -13,8 +13,9 @@ import (
 )
 
 var (
-	_ crawl.Fetcher = (*Fetcher)(nil)
-	_ crawl.Archive = (*Archive)(nil)
+	_ crawl.Fetcher         = (*Fetcher)(nil)
+	_ crawl.Archive         = (*Archive)(nil)
+	_ crawl.FailureRecorder = (*Archive)(nil)
 )
 
 // Page is a canned answer.
@@ -114,8 +115,9 @@ type Archive struct {
 	mu        sync.Mutex
 	responses []*fetch.Response
 	decisions map[string]crawl.Decision
+	failures  []crawl.Failure
 	loads     int
-	Err       error // returned by Record when set
+	Err       error // returned by Record and RecordFailure when set
 }
 
 // Record remembers resp; its Capture's Offset is its index.
@@ -131,6 +133,24 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, 
 	}
 	a.decisions[resp.URL] = d
 	return crawl.Capture{File: "memory", Offset: int64(len(a.responses) - 1)}, nil
+}
+
+// RecordFailure remembers f.
+func (a *Archive) RecordFailure(_ context.Context, f crawl.Failure) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.Err != nil {
+		return a.Err
+	}
+	a.failures = append(a.failures, f)
+	return nil
+}
+
+// Failures returns the failures recorded, in order.
+func (a *Archive) Failures() []crawl.Failure {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]crawl.Failure(nil), a.failures...)
 }
 
 // Load returns a recorded response.

@@ -165,10 +165,14 @@ func (c *Client) dialTLS(ctx context.Context, network, addr string) (net.Conn, e
 	defer cancel()
 	if err := tc.HandshakeContext(hctx); err != nil {
 		conn.Close()
-		if cause := context.Cause(hctx); errors.Is(cause, errTLSHandshakeTimeout) && ctx.Err() == nil {
-			return nil, fmt.Errorf("%w: %w", cause, err)
+		ip := ""
+		if ta, ok := conn.RemoteAddr().(*net.TCPAddr); ok {
+			ip = ta.IP.String() // the server that presented the certificate (ErrorIP)
 		}
-		return nil, fmt.Errorf("%w: %w", errTLSHandshake, err)
+		if cause := context.Cause(hctx); errors.Is(cause, errTLSHandshakeTimeout) && ctx.Err() == nil {
+			return nil, &addrError{ip: ip, err: fmt.Errorf("%w: %w", cause, err)}
+		}
+		return nil, &addrError{ip: ip, err: fmt.Errorf("%w: %w", errTLSHandshake, err)}
 	}
 	state := tc.ConnectionState()
 	if state.NegotiatedProtocol == "h2" {

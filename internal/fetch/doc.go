@@ -21,7 +21,10 @@
 //     status is a Response. Errors wrap a sentinel or a network error and
 //     map to Transient, Permanent or Policy with Classify. TLSKind names
 //     a TLS failure (unknown authority, expired, name mismatch, other
-//     certificate problem, handshake timeout, protocol).
+//     certificate problem, handshake timeout, protocol); ErrorKind names
+//     any failure of a request that was sent (TLS, DNS, refused, reset,
+//     timeout …) for the archive, and ErrorIP the server's address when
+//     the error tells it.
 //   - Response.Body is at most Config.MaxBodyBytes long and exactly what
 //     the server sent after de-chunking; when a limit cut it,
 //     Response.Truncated says which ("length" or "time") and the bytes

@@ -198,6 +198,92 @@ func TLSKind(err error) string {
 	return ""
 }
 
+// Kinds of failed requests other than TLS failures, as ErrorKind names
+// them (a TLS failure is "tls-" and its TLSKind). They are the names of
+// the archive's fetch-error records (docs/formats.md).
+const (
+	// FailDNSNotFound: the name does not exist (NXDOMAIN).
+	FailDNSNotFound = "dns-not-found"
+	// FailDNSFailure: any other failed lookup (no answer, a server failure).
+	FailDNSFailure = "dns-failure"
+	// FailConnectionRefused: nothing listens at the address.
+	FailConnectionRefused = "connection-refused"
+	// FailConnectionReset: the server reset the connection.
+	FailConnectionReset = "connection-reset"
+	// FailHostUnreachable: no route to the host or its network.
+	FailHostUnreachable = "host-unreachable"
+	// FailTimeout: the request (connecting, or waiting for the response)
+	// ran out of time before any response arrived.
+	FailTimeout = "timeout"
+	// FailConnectionClosed: the server closed the connection before a
+	// whole response header (or, with no WARC-Truncated response to keep,
+	// body) arrived.
+	FailConnectionClosed = "connection-closed"
+	// FailOther: anything else (a malformed response, an error we do not
+	// know); the detail says what.
+	FailOther = "other"
+)
+
+// ErrorKind names what went wrong with a request that got no response:
+// "tls-" and its TLSKind for a TLS failure ("tls-expired"), else one of
+// the Fail* kinds above. It returns "" for nil and for the errors of
+// requests that were never sent: the SSRF guard's refusals and URLs that
+// cannot be fetched (ErrInvalidURL, ErrUnsupportedScheme).
+func ErrorKind(err error) string {
+	var dnsErr *net.DNSError
+	switch {
+	case err == nil, errors.Is(err, ErrForbiddenAddress), errors.Is(err, ErrInvalidURL),
+		errors.Is(err, ErrUnsupportedScheme), errors.Is(err, ErrTooLarge), errors.Is(err, ErrUnsupportedEncoding):
+		return ""
+	case TLSKind(err) != "":
+		return "tls-" + TLSKind(err)
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return FailDNSNotFound
+	case errors.As(err, &dnsErr):
+		return FailDNSFailure
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return FailConnectionRefused
+	case errors.Is(err, syscall.ECONNRESET):
+		return FailConnectionReset
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return FailHostUnreachable
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, errTimeout), isTimeout(err):
+		return FailTimeout
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return FailConnectionClosed
+	}
+	return FailOther
+}
+
+// addrError is an error of a request to a server at ip: a TLS handshake
+// with it failed. Its text is err's.
+type addrError struct {
+	ip  string
+	err error
+}
+
+func (e *addrError) Error() string { return e.err.Error() }
+func (e *addrError) Unwrap() error { return e.err }
+
+// ErrorIP is the address of the server a failed request connected or
+// tried to connect to (the proxy's, through a proxy), when err tells:
+// "" otherwise.
+func ErrorIP(err error) string {
+	var (
+		ae *addrError
+		op *net.OpError
+	)
+	switch {
+	case errors.As(err, &ae):
+		return ae.ip
+	case errors.As(err, &op) && op.Addr != nil:
+		if ta, ok := op.Addr.(*net.TCPAddr); ok {
+			return ta.IP.String()
+		}
+	}
+	return ""
+}
+
 // Reason says in a few words, for a person, why a request failed: "no such
 // host", "connection refused", "timed out", "address refused by the SSRF
 // guard (127.0.0.1 is not a public address)". Errors it does not know are
@@ -225,7 +311,7 @@ func Reason(err error) string {
 		return "host unreachable"
 	case TLSKind(err) != "":
 		return "TLS failed (" + TLSKind(err) + "): " + unwrapped(err)
-	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, errTimeout), isTimeout(err):
 		return "timed out"
 	}
 	return unwrapped(err)

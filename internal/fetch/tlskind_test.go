@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -158,6 +159,12 @@ func TestTLSKind(t *testing.T) {
 			if r := Reason(err); !strings.Contains(r, "TLS failed ("+tt.kind+")") {
 				t.Errorf("Reason = %q, want it to name %s", r, tt.kind)
 			}
+			if got := ErrorKind(err); got != "tls-"+tt.kind {
+				t.Errorf("ErrorKind(%v) = %q, want %q", err, got, "tls-"+tt.kind)
+			}
+			if got := ErrorIP(err); got != "127.0.0.1" {
+				t.Errorf("ErrorIP(%v) = %q, want the server's 127.0.0.1", err, got)
+			}
 		})
 	}
 }
@@ -177,5 +184,88 @@ func TestTLSKindNotTLS(t *testing.T) {
 	}
 	if k := TLSKind(fmt.Errorf("get: %w", &net.OpError{Op: "remote error", Err: errors.New("tls: handshake failure")})); k != TLSProtocol {
 		t.Errorf("a remote alert is %q, want %q", k, TLSProtocol)
+	}
+}
+
+// TestErrorKind: requests that got no response, each named by ErrorKind
+// (with the server's address where one was reached), and requests never
+// sent named by nothing.
+func TestErrorKind(t *testing.T) {
+	listener := func(t *testing.T, handle func(net.Conn)) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ln.Close() })
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go handle(c)
+			}
+		}()
+		return ln.Addr().String()
+	}
+	tests := []struct {
+		name string
+		url  func(t *testing.T) string
+		kind string
+		ip   string
+	}{
+		{"refused", func(t *testing.T) string {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := ln.Addr().String()
+			ln.Close() // nothing listens there now
+			return "http://" + addr + "/"
+		}, FailConnectionRefused, "127.0.0.1"},
+		{"closed before the header", func(t *testing.T) string {
+			return "http://" + listener(t, func(c net.Conn) {
+				c.Read(make([]byte, 4096))
+				c.Close()
+			}) + "/"
+		}, FailConnectionClosed, ""},
+		{"timeout", func(t *testing.T) string {
+			return "http://" + listener(t, func(c net.Conn) { io.Copy(io.Discard, c) }) + "/"
+		}, FailTimeout, ""},
+		{"not http", func(t *testing.T) string { return "ftp://127.0.0.1/" }, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newTestClient(t, Config{AllowPrivate: true, Timeout: 300 * time.Millisecond})
+			_, err := c.Fetch(context.Background(), Request{URL: tt.url(t)})
+			if err == nil {
+				t.Fatal("Fetch succeeded")
+			}
+			if got := ErrorKind(err); got != tt.kind {
+				t.Errorf("ErrorKind(%v) = %q, want %q", err, got, tt.kind)
+			}
+			if tt.ip != "" {
+				if got := ErrorIP(err); got != tt.ip {
+					t.Errorf("ErrorIP(%v) = %q, want %q", err, got, tt.ip)
+				}
+			}
+		})
+	}
+	// The SSRF guard's refusal: no request was sent.
+	c := newTestClient(t, Config{})
+	if _, err := c.Fetch(context.Background(), Request{URL: "http://127.0.0.1/"}); ErrorKind(err) != "" {
+		t.Errorf("ErrorKind of the guard's refusal %v = %q, want none", err, ErrorKind(err))
+	}
+	for err, want := range map[error]string{
+		nil: "",
+		&net.DNSError{Err: "no such host", Name: "x.test", IsNotFound: true}: FailDNSNotFound,
+		&net.DNSError{Err: "server misbehaving", Name: "x.test"}:             FailDNSFailure,
+		fmt.Errorf("get: %w", syscall.ECONNRESET):                            FailConnectionReset,
+		fmt.Errorf("get: %w", syscall.EHOSTUNREACH):                          FailHostUnreachable,
+		errors.New("net/http: malformed HTTP response"):                      FailOther,
+	} {
+		if got := ErrorKind(err); got != want {
+			t.Errorf("ErrorKind(%v) = %q, want %q", err, got, want)
+		}
 	}
 }

@@ -54,7 +54,19 @@ func ReplayHandler(wacz, ui, url string) http.Handler {
 	})
 	// The embed's iframe opens /replay/, whose page the service worker
 	// makes up (serveIndex): <script src="./ui.js">, the replay app, is
-	// /replay/ui.js, fetched from here.
+	// /replay/ui.js, fetched from here. The embed opens the iframe as
+	// soon as the worker is registered, before it is active, and
+	// reloads it only three times, 100 ms apart, when no worker
+	// controls it: a worker slower to start than that (a busy machine)
+	// left the iframe on this server's answer for /replay/ for good, and
+	// that was a 404. The answer is now a page that waits for the worker
+	// and reloads itself once it is active; from then on the worker, not
+	// this server, answers /replay/.
+	mux.HandleFunc("GET /replay/{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		fmt.Fprint(w, startingPage)
+	})
 	if ui != "" {
 		serveUI := func(w http.ResponseWriter, r *http.Request) {
 			http.ServeFile(w, r, filepath.Join(ui, "ui.js"))
@@ -78,6 +90,16 @@ func ReplayHandler(wacz, ui, url string) http.Handler {
 	}
 	return mux
 }
+
+// startingPage is /replay/ while ReplayWeb.page's service worker is not
+// active yet: it reloads itself when the worker is.
+const startingPage = `<!doctype html>
+<html><head><meta charset="utf-8"><title>godwit replay: starting</title></head>
+<body><p style="font-family:sans-serif">Starting the replay…</p>
+<script>
+if ("serviceWorker" in navigator) navigator.serviceWorker.ready.then(() => location.reload());
+</script></body></html>
+`
 
 // plainName is a file name served as it is: no character a URL path
 // or a ServeMux pattern would read otherwise.
