@@ -184,7 +184,7 @@ GET /_fakeweb/seeds lists the seed URLs.`,
 	fs := cmd.Flags()
 	fs.StringVar(&listen, "listen", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
 	fs.StringVar(&seedsOut, "seeds-out", "", "write the seed URLs to this file")
-	fs.StringVar(&shape, "shape", "", `serve a Shapes web instead (20 hosts unless --hosts): "aliases" (home and section pages also linked as index.html; on h1 every index.html differs), "aliases-tokens" (the same, every page carrying a token new on every request) or "traps" (an endless trap on every host: session chains, calendars, ever-longer searches, repeating paths; 500 pages of pagination on h0); its report counts alias fetches per host, trap requests and coverage`)
+	fs.StringVar(&shape, "shape", "", `serve a Shapes web instead (20 hosts unless --hosts): "aliases" (home and section pages also linked as index.html; on h1 every index.html differs), "aliases-tokens" (the same, every page carrying a token new on every request), "aliases-www" (every host also answering under its www. name, pages linking both names; on h2 the www name is another site, on h3 the bare name redirects to it) or "traps" (an endless trap on every host: session chains, calendars, ever-longer searches, repeating paths; 500 pages of pagination on h0); its report counts alias fetches per host, trap requests and coverage`)
 	fs.StringVar(&preset, "preset", "", "start from a named shape of web ("+strings.Join(fakeweb.PresetNames(), ", ")+"); other flags given override it")
 	fs.StringSliceVar(&direct.addrs, "direct", nil, "also serve the hosts directly (as an origin, not a proxy) on these loopback addresses, e.g. 127.0.0.2,127.0.0.3,127.0.0.4; prints the --resolve lines that spread the hosts over them")
 	fs.IntVar(&direct.port, "direct-port", 0, "with --direct, the port on every address (0: a free one each)")
@@ -202,10 +202,12 @@ func serveShapes(cmd *cobra.Command, shape string, hosts int, hostsSet bool, lis
 		cfg.Aliases = true
 	case "aliases-tokens":
 		cfg.Aliases, cfg.Tokens = true, true
+	case "aliases-www":
+		cfg.Aliases, cfg.WWW = true, true
 	case "traps":
 		cfg.Traps, cfg.Articles, cfg.Pagination = true, 300, 500
 	default:
-		return fmt.Errorf("--shape %q: want aliases, aliases-tokens or traps", shape)
+		return fmt.Errorf("--shape %q: want aliases, aliases-tokens, aliases-www or traps", shape)
 	}
 	if hostsSet {
 		cfg.Hosts = hosts

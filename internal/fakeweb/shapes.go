@@ -31,6 +31,15 @@ import (
 //   - with Tokens, every ordinary page also embeds a token new on every
 //     request (a CSRF token and a session id, as real sites do), so that
 //     no two answers are byte for byte the same, aliases included;
+//   - with WWW, every host also answers under the name "www.hK" (the
+//     seed of an odd host is its www name, of an even one its bare
+//     name), the same bytes under both names, and every ordinary page
+//     links the home page under both names and each section absolutely
+//     under one of them (odd sections www, even ones bare), as real
+//     sites' templates mix the two; but on host WWWDiffHost the www name
+//     is a different site (every page of it a page of its own, ids
+//     "w-…"), and on host WWWRedirectHost the bare name answers every
+//     request with a 301 to the same path on the www name;
 //   - with Traps, host i carries one endless trap, linked from every
 //     ordinary page, by i mod 4: a session chain "/sess/N?sid=<new id
 //     per visit>" whose pages link "/sess/N+1" and "/sess/N+2" and
@@ -65,6 +74,14 @@ type ShapesConfig struct {
 	AliasDiffHost int
 	// Tokens embeds a per-request token in every ordinary page.
 	Tokens bool
+	// WWW serves every host also under its "www." name.
+	WWW bool
+	// WWWDiffHost is the host whose www name is a different site
+	// (default 2; negative: none). Used with WWW.
+	WWWDiffHost int
+	// WWWRedirectHost is the host whose bare name redirects (301) to
+	// its www name (default 3; negative: none). Used with WWW.
+	WWWRedirectHost int
 	// Traps puts an endless trap on every host.
 	Traps bool
 	// Pagination is the number of listing pages on host 0 (0: none).
@@ -94,6 +111,12 @@ func (c *ShapesConfig) Default() {
 	if c.ListingArticles == 0 {
 		c.ListingArticles = 2
 	}
+	if c.WWWDiffHost == 0 {
+		c.WWWDiffHost = 2
+	}
+	if c.WWWRedirectHost == 0 {
+		c.WWWRedirectHost = 3
+	}
 }
 
 // Validate reports settings that cannot work.
@@ -101,6 +124,9 @@ func (c ShapesConfig) Validate() error {
 	if c.Hosts < 1 || c.Hosts > 10000 || c.Sections < 1 || c.Articles < 0 || c.Pagination < 0 || c.ListingArticles < 1 {
 		return fmt.Errorf("fakeweb: shapes: hosts %d, sections %d, articles %d, pagination %d, listing articles %d out of range",
 			c.Hosts, c.Sections, c.Articles, c.Pagination, c.ListingArticles)
+	}
+	if c.WWW && c.WWWDiffHost >= 0 && c.WWWDiffHost == c.WWWRedirectHost {
+		return fmt.Errorf("fakeweb: shapes: host %d cannot both redirect to its www name and serve another site there", c.WWWDiffHost)
 	}
 	return checkDomain(c.Domain)
 }
@@ -117,16 +143,24 @@ func NewShapes(cfg ShapesConfig) (*Shapes, error) {
 // Config returns the effective configuration.
 func (s *Shapes) Config() ShapesConfig { return s.cfg }
 
-// Seeds are the home pages of every host.
+// Seeds are the home pages of every host (with WWW, under the www name
+// on odd hosts but WWWRedirectHost).
 func (s *Shapes) Seeds() []string {
 	seeds := make([]string, s.cfg.Hosts)
 	for i := range seeds {
-		seeds[i] = "http://" + s.hostName(i) + "/"
+		name := s.hostName(i)
+		if s.cfg.WWW && i%2 == 1 && i != s.cfg.WWWRedirectHost {
+			name = "www." + name
+		}
+		seeds[i] = "http://" + name + "/"
 	}
 	return seeds
 }
 
 func (s *Shapes) hostName(i int) string { return "h" + strconv.Itoa(i) + "." + s.cfg.Domain }
+
+// wwwDiffers reports whether host i's www name is a site of its own.
+func (s *Shapes) wwwDiffers(i int) bool { return s.cfg.WWW && i == s.cfg.WWWDiffHost }
 
 // Trap kinds of a Shapes web, as ShapesReport counts them.
 const (
@@ -155,8 +189,18 @@ type shapePage struct {
 	robots   bool
 }
 
-// resolve names what path (and query) is on host i.
-func (s *Shapes) resolve(i int, path, rawQuery string) shapePage {
+// resolve names what path (and query) is on host i, under its www name
+// when www.
+func (s *Shapes) resolve(i int, www bool, path, rawQuery string) shapePage {
+	p := s.resolvePath(i, path, rawQuery)
+	if www && s.wwwDiffers(i) && p.id != "" {
+		p.id = "w-" + p.id
+	}
+	return p
+}
+
+// resolvePath names what path (and query) is on host i's bare name.
+func (s *Shapes) resolvePath(i int, path, rawQuery string) shapePage {
 	path = cleanPath(path)
 	p := shapePage{spelling: path}
 	diff := s.cfg.Aliases && i == s.cfg.AliasDiffHost
@@ -234,13 +278,27 @@ func (s *Shapes) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	label, ok := strings.CutSuffix(a, "."+s.cfg.Domain)
+	label, www := strings.CutPrefix(label, "www.")
 	digits, ok2 := strings.CutPrefix(label, "h")
 	host, ok3 := parseIndex(digits)
-	if !ok || !ok2 || !ok3 || host >= s.cfg.Hosts {
+	if !ok || !ok2 || !ok3 || host >= s.cfg.Hosts || www && !s.cfg.WWW {
 		http.Error(rw, "no such host", http.StatusBadGateway)
 		return
 	}
-	p := s.resolve(host, r.URL.Path, r.URL.RawQuery)
+	if s.cfg.WWW && !www && host == s.cfg.WWWRedirectHost {
+		target := "http://www." + s.hostName(host) + r.URL.EscapedPath()
+		if r.URL.RawQuery != "" {
+			target += "?" + r.URL.RawQuery
+		}
+		s.mu.Lock()
+		s.log = append(s.log, shapeRequest{host: host, status: http.StatusMovedPermanently, query: r.URL.RawQuery})
+		s.mu.Unlock()
+		rw.Header().Set("Location", target)
+		rw.Header().Set("Content-Length", "0")
+		rw.WriteHeader(http.StatusMovedPermanently)
+		return
+	}
+	p := s.resolve(host, www, r.URL.Path, r.URL.RawQuery)
 	status, body := http.StatusNotFound, "404 Not Found\n"
 	switch {
 	case p.robots:
@@ -248,7 +306,7 @@ func (s *Shapes) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		status, body = http.StatusOK, s.render(host, p, r.URL.RawQuery)
 	}
 	s.mu.Lock()
-	s.log = append(s.log, shapeRequest{host: host, page: p, status: status, query: r.URL.RawQuery})
+	s.log = append(s.log, shapeRequest{host: host, www: www, page: p, status: status, query: r.URL.RawQuery})
 	s.mu.Unlock()
 	rw.Header().Set("Content-Type", htmlType)
 	if status != http.StatusOK {
@@ -277,8 +335,9 @@ func (s *Shapes) serveControl(rw http.ResponseWriter, r *http.Request) {
 }
 
 // render writes the page p of host i. The body depends on the page's
-// identity only (never on its spelling), but for session-chain pages,
-// whose links carry a session ID new on every visit.
+// identity only (never on its spelling, nor on the host name it was
+// asked under), but for session-chain pages, whose links carry a session
+// ID new on every visit.
 func (s *Shapes) render(i int, p shapePage, rawQuery string) string {
 	var b strings.Builder
 	title := p.id
@@ -330,12 +389,22 @@ func (s *Shapes) render(i int, p shapePage, rawQuery string) string {
 	if s.cfg.Aliases {
 		link("/index.html")
 	}
+	if s.cfg.WWW {
+		link("http://" + s.hostName(i) + "/")
+		link("http://www." + s.hostName(i) + "/")
+	}
 	for k := range s.cfg.Sections {
 		K := strconv.Itoa(k)
 		link("/s/" + K + "/")
 		if s.cfg.Aliases {
 			link("/s/" + K + "/index.html")
 			link("/s/" + K + "/index.html?utm_source=feed")
+		}
+		switch {
+		case s.cfg.WWW && k%2 == 1:
+			link("http://www." + s.hostName(i) + "/s/" + K + "/")
+		case s.cfg.WWW:
+			link("http://" + s.hostName(i) + "/s/" + K + "/")
 		}
 	}
 	switch trap := s.TrapOf(i); trap {
@@ -348,11 +417,11 @@ func (s *Shapes) render(i int, p shapePage, rawQuery string) string {
 	case ShapeTrapLoop:
 		link("/docs/a/b/")
 	}
-	switch {
+	switch id := strings.TrimPrefix(p.id, "w-"); {
 	case p.id == "home" && i == 0 && s.cfg.Pagination > 0:
 		link("/list?page=1")
-	case strings.HasPrefix(p.id, "s") || strings.HasPrefix(p.id, "legacy-s"):
-		k, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(p.id, "legacy-"), "s"))
+	case strings.HasPrefix(id, "s") || strings.HasPrefix(id, "legacy-s"):
+		k, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(id, "legacy-"), "s"))
 		for n := k; n < s.cfg.Articles; n += s.cfg.Sections {
 			link("/a/" + strconv.Itoa(n))
 		}
@@ -376,6 +445,7 @@ func (s *Shapes) render(i int, p shapePage, rawQuery string) string {
 // shapeRequest is one logged request.
 type shapeRequest struct {
 	host   int
+	www    bool // asked under the www name
 	page   shapePage
 	status int
 	query  string
@@ -398,6 +468,15 @@ type ShapesReport struct {
 	// AliasFetches counts, per host, requests answered 200 for a page
 	// already answered under another spelling (/index.html after /).
 	AliasFetches map[string]int `json:"alias_fetches"`
+	// WWWFetches counts, per host, requests answered 200 for a page
+	// already answered under the host's other name (www.hK or hK) and
+	// not yet under this one: with WWW, the cost of the www alias. A
+	// page fetched again under another spelling of the same name is an
+	// alias fetch, under the same spelling and name a duplicate.
+	WWWFetches map[string]int `json:"www_fetches"`
+	// WWWRedirects counts the 301 answers of WWWRedirectHost's bare
+	// name.
+	WWWRedirects int `json:"www_redirects"`
 	// Duplicates counts requests for a spelling already answered.
 	Duplicates int `json:"duplicates"`
 	// Pagination and PaginationCovered count the listing pages and the
@@ -423,6 +502,15 @@ func (r ShapesReport) MaxTrapRequests() int {
 	return m
 }
 
+// MaxWWWFetches is the most www alias fetches on one host.
+func (r ShapesReport) MaxWWWFetches() int {
+	m := 0
+	for _, n := range r.WWWFetches {
+		m = max(m, n)
+	}
+	return m
+}
+
 // MaxAliasFetches is the most alias fetches on one host.
 func (r ShapesReport) MaxAliasFetches() int {
 	m := 0
@@ -433,9 +521,10 @@ func (r ShapesReport) MaxAliasFetches() int {
 }
 
 func (r ShapesReport) String() string {
-	return fmt.Sprintf("requests %d; trap requests %d (%.2f%%) %v, max %d per host; coverage %d/%d = %.3f; alias fetches %d (max %d per host); duplicates %d; pagination %d/%d",
+	return fmt.Sprintf("requests %d; trap requests %d (%.2f%%) %v, max %d per host; coverage %d/%d = %.3f; alias fetches %d (max %d per host); www fetches %d (max %d per host), www redirects %d; duplicates %d; pagination %d/%d",
 		r.Requests, r.TrapRequests, 100*r.TrapShare(), r.Traps, r.MaxTrapRequests(), r.Covered, r.Reachable, r.Coverage,
-		sumValues(r.AliasFetches), r.MaxAliasFetches(), r.Duplicates, r.PaginationCovered, r.Pagination)
+		sumValues(r.AliasFetches), r.MaxAliasFetches(), sumValues(r.WWWFetches), r.MaxWWWFetches(), r.WWWRedirects,
+		r.Duplicates, r.PaginationCovered, r.Pagination)
 }
 
 func sumValues(m map[string]int) int {
@@ -462,6 +551,11 @@ func (s *Shapes) truth(i int) []string {
 	for n := range s.cfg.Articles {
 		ids = append(ids, "a"+strconv.Itoa(n))
 	}
+	if s.wwwDiffers(i) {
+		for _, id := range ids {
+			ids = append(ids, "w-"+id)
+		}
+	}
 	if i == 0 {
 		for n := 1; n <= s.cfg.Pagination; n++ {
 			ids = append(ids, "list"+strconv.Itoa(n))
@@ -478,11 +572,16 @@ func (s *Shapes) Report() ShapesReport {
 	s.mu.Lock()
 	reqs := append([]shapeRequest(nil), s.log...)
 	s.mu.Unlock()
-	r := ShapesReport{Traps: map[string]int{}, TrapsPerHost: map[string]int{}, AliasFetches: map[string]int{}}
+	r := ShapesReport{Traps: map[string]int{}, TrapsPerHost: map[string]int{}, AliasFetches: map[string]int{}, WWWFetches: map[string]int{}}
 	answered := map[string]bool{} // host|id
-	spelled := map[string]bool{}  // host|id|spelling
+	named := map[string]bool{}    // host|id|name: answered under that name
+	spelled := map[string]bool{}  // host|id|name|spelling
 	for _, q := range reqs {
 		r.Requests++
+		if q.status == http.StatusMovedPermanently {
+			r.WWWRedirects++
+			continue
+		}
 		if q.page.trap != "" {
 			r.TrapRequests++
 			r.Traps[q.page.trap]++
@@ -494,17 +593,20 @@ func (s *Shapes) Report() ShapesReport {
 		}
 		h := s.hostName(q.host)
 		id := h + "|" + q.page.id
-		sp := id + "|" + q.page.spelling
+		name := id + "|" + strconv.FormatBool(q.www)
+		sp := name + "|" + q.page.spelling
 		if strings.HasPrefix(q.page.id, "list") {
 			sp += "?" + q.query
 		}
 		switch {
 		case spelled[sp]:
 			r.Duplicates++
+		case answered[id] && !named[name]:
+			r.WWWFetches[h]++
 		case answered[id]:
 			r.AliasFetches[h]++
 		}
-		answered[id], spelled[sp] = true, true
+		answered[id], named[name], spelled[sp] = true, true, true
 	}
 	for i := range s.cfg.Hosts {
 		for _, id := range s.truth(i) {
