@@ -34,9 +34,10 @@ import (
 //   - with WWW, every host also answers under the name "www.hK" (the
 //     seed of an odd host is its www name, of an even one its bare
 //     name), the same bytes under both names, and every ordinary page
-//     links the home page under both names and each section absolutely
-//     under one of them (odd sections www, even ones bare), as real
-//     sites' templates mix the two; but on host WWWDiffHost the www name
+//     links the home page under both names, and every article its
+//     section absolutely under one of them (odd articles www, even ones
+//     bare), as real sites' templates mix the two; but on host
+//     WWWDiffHost the www name
 //     is a different site (every page of it a page of its own, ids
 //     "w-…"), and on host WWWRedirectHost the bare name answers every
 //     request with a 301 to the same path on the www name;
@@ -400,12 +401,6 @@ func (s *Shapes) render(i int, p shapePage, rawQuery string) string {
 			link("/s/" + K + "/index.html")
 			link("/s/" + K + "/index.html?utm_source=feed")
 		}
-		switch {
-		case s.cfg.WWW && k%2 == 1:
-			link("http://www." + s.hostName(i) + "/s/" + K + "/")
-		case s.cfg.WWW:
-			link("http://" + s.hostName(i) + "/s/" + K + "/")
-		}
 	}
 	switch trap := s.TrapOf(i); trap {
 	case ShapeTrapSession:
@@ -424,6 +419,16 @@ func (s *Shapes) render(i int, p shapePage, rawQuery string) string {
 		k, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(id, "legacy-"), "s"))
 		for n := k; n < s.cfg.Articles; n += s.cfg.Sections {
 			link("/a/" + strconv.Itoa(n))
+		}
+	case strings.HasPrefix(id, "a") && s.cfg.WWW:
+		// An article links its section absolutely, under one name or
+		// the other.
+		n, _ := strconv.Atoi(strings.TrimPrefix(id, "a"))
+		K := strconv.Itoa(n % s.cfg.Sections)
+		if n%2 == 1 {
+			link("http://www." + s.hostName(i) + "/s/" + K + "/")
+		} else {
+			link("http://" + s.hostName(i) + "/s/" + K + "/")
 		}
 	case strings.HasPrefix(p.id, "list"):
 		n, _ := strconv.Atoi(strings.TrimPrefix(p.id, "list"))
@@ -468,6 +473,8 @@ type ShapesReport struct {
 	// AliasFetches counts, per host, requests answered 200 for a page
 	// already answered under another spelling (/index.html after /).
 	AliasFetches map[string]int `json:"alias_fetches"`
+	// The maps count WWWDiffHost's www site apart, under its www name.
+	//
 	// WWWFetches counts, per host, requests answered 200 for a page
 	// already answered under the host's other name (www.hK or hK) and
 	// not yet under this one: with WWW, the cost of the www alias. A
@@ -592,7 +599,10 @@ func (s *Shapes) Report() ShapesReport {
 			continue
 		}
 		h := s.hostName(q.host)
-		id := h + "|" + q.page.id
+		if q.www && s.wwwDiffers(q.host) {
+			h = "www." + h // a site of its own: judged as a host of its own
+		}
+		id := s.hostName(q.host) + "|" + q.page.id
 		name := id + "|" + strconv.FormatBool(q.www)
 		sp := name + "|" + q.page.spelling
 		if strings.HasPrefix(q.page.id, "list") {
