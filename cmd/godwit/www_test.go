@@ -1,10 +1,12 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
+	"github.com/godwit-crawler/godwit/internal/frontier"
 )
 
 // TestCrawlLearnsWWWAliases is the acceptance test of www. and bare-host
@@ -40,6 +42,32 @@ func TestCrawlLearnsWWWAliases(t *testing.T) {
 	}
 	if r.WWWRedirects == 0 {
 		t.Errorf("h3's bare name was never asked: the web does not tell")
+	}
+	if n := r.WWWFetches["h3."+web.Config().Domain]; n != 0 {
+		t.Errorf("%d pages of h3, whose bare name redirects, fetched under both names", n)
+	}
+
+	// The pairs' rules are kept with the alias names' host records:
+	// www.h0 (h0 is seeded) is the same site as h0, www.h2 is not.
+	fr, err := frontier.Open(frontier.Options{Dir: dataDir(s.Data).state()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &backend{now: time.Now}
+	d := web.Config().Domain
+	for host, want := range map[string]string{"www.h0." + d: "same site as h0." + d + ": adopted", "www.h2." + d: "same site as h2." + d + ": contradicted"} {
+		info, ok, err := fr.Host(host)
+		if err != nil || !ok {
+			t.Fatalf("Host(%s) = %v, %v", host, ok, err)
+		}
+		var out strings.Builder
+		printHost(&out, b.host(info, 0), time.Now())
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("hosts show %s:\n%s\nwant %q", host, out.String(), want)
+		}
+	}
+	if err := fr.Close(); err != nil {
+		t.Fatal(err)
 	}
 
 	web.Reset()
