@@ -30,6 +30,9 @@ import (
 // time in favour of their rewritten form. One in Aliases.VerifyEvery of
 // the distinct URLs a rule would rewrite is fetched anyway, so that a
 // counter-example can still come, and retract the rule.
+//
+// A host's www. and bare names are learnt to be one site the same way,
+// by pair of names (AliasWWW, aliases_www.go).
 
 // Aliases configures URL alias learning.
 type Aliases struct {
