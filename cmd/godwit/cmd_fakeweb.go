@@ -201,10 +201,12 @@ func serveShapes(cmd *cobra.Command, shape string, hosts int, hostsSet bool, lis
 		cfg.Aliases = true
 	case "aliases-tokens":
 		cfg.Aliases, cfg.Tokens = true, true
+	case "aliases-www":
+		cfg.Aliases, cfg.WWW = true, true
 	case "traps":
 		cfg.Traps, cfg.Articles, cfg.Pagination = true, 300, 500
 	default:
-		return fmt.Errorf("--shape %q: want aliases, aliases-tokens or traps", shape)
+		return fmt.Errorf("--shape %q: want aliases, aliases-tokens, aliases-www or traps", shape)
 	}
 	if hostsSet {
 		cfg.Hosts = hosts

@@ -30,6 +30,9 @@ import (
 // time in favour of their rewritten form. One in Aliases.VerifyEvery of
 // the distinct URLs a rule would rewrite is fetched anyway, so that a
 // counter-example can still come, and retract the rule.
+//
+// A host's www. and bare names are learnt to be one site the same way,
+// by pair of names (AliasWWW, aliases_www.go).
 
 // Aliases configures URL alias learning.
 type Aliases struct {
@@ -79,9 +82,13 @@ const (
 	AliasCase
 	// AliasParam drops the query parameter AliasRule.Param.
 	AliasParam
+	// AliasWWW moves the host's URLs to its other name AliasRule.Param,
+	// the same name with or without "www." (aliases_www.go): the host is
+	// the www. or bare name of the same site.
+	AliasWWW
 )
 
-var aliasKindNames = [...]string{AliasIndex: "index", AliasTrailingSlash: "trailing-slash", AliasCase: "case", AliasParam: "param"}
+var aliasKindNames = [...]string{AliasIndex: "index", AliasTrailingSlash: "trailing-slash", AliasCase: "case", AliasParam: "param", AliasWWW: "www"}
 
 func (k AliasKind) String() string {
 	if k >= AliasIndex && int(k) < len(aliasKindNames) {
@@ -109,6 +116,8 @@ func (r AliasRule) String() string {
 		return "drop trailing /"
 	case AliasCase:
 		return "lower-case path"
+	case AliasWWW:
+		return "same site as " + r.Param
 	}
 	return r.Kind.String()
 }
@@ -158,6 +167,11 @@ func (r AliasRule) apply(u *url.URL) (*url.URL, bool) {
 			return u, false
 		}
 		v.RawQuery, v.ForceQuery = q, false
+	case AliasWWW:
+		if v.Host == r.Param {
+			return u, false
+		}
+		v.Host = r.Param
 	default:
 		return u, false
 	}
@@ -241,6 +255,7 @@ type aliases struct {
 	hosts  map[string]*hostAliases
 	pooled map[AliasRule]int // confirmations on hosts that never contradicted the rule
 	prints map[uint64]aliasPrint
+	learnt uint64 // hosts that had a page compared, for hostAliases.first
 }
 
 // aliasPrint is a payload fingerprint remembered for a URL key, or for a
@@ -260,6 +275,14 @@ type hostAliases struct {
 	ringPos int
 	count   int
 	pending []uint64 // keys chosen for verification
+	// credit counts the host's pages fetched under its www. pair's
+	// alias name that confirmed the pair before it was adopted: fetched
+	// as they were and compared, they stand for as many verification
+	// fetches (sample).
+	credit int
+	// first orders the hosts by their first page compared (learn), for
+	// the choice of a www. pair's canonical name (aliases_www.go).
+	first uint64
 }
 
 func newAliases(cfg Aliases, canon *urlnorm.Canonicalizer, log *slog.Logger, stats *counters) *aliases {
@@ -281,7 +304,7 @@ func (a *aliases) load(l Lease) {
 	h := &hostAliases{state: HostAliases{Rules: slices.Clone(l.Aliases.Rules)}, seen: map[AliasRule][]uint64{}}
 	for _, e := range h.state.Rules {
 		if !e.Contradicted {
-			a.pooled[e.Rule] += e.Confirmations
+			a.pooled[e.Rule.pool()] += e.Confirmations
 		}
 	}
 	a.hosts[l.Task.Host] = h
@@ -328,6 +351,10 @@ func (a *aliases) learn(t Task, out *Outcome) {
 	if h == nil {
 		return // not loaded: not leased through load
 	}
+	if h.first == 0 {
+		a.learnt++
+		h.first = a.learnt
+	}
 	for _, r := range a.candidates(h, u) {
 		v, changed := r.apply(u)
 		if changed {
@@ -347,6 +374,7 @@ func (a *aliases) learn(t Task, out *Outcome) {
 			a.evidence(t.Host, h, r, p.content == content, content)
 		}
 	}
+	a.learnWWW(t, u, h, content)
 	a.remember(printKey(t.Host, AliasRule{}, t.Key), aliasPrint{content, self})
 }
 
@@ -408,7 +436,7 @@ func (a *aliases) evidence(host string, h *hostAliases, r AliasRule, same bool, 
 		return
 	}
 	if !same {
-		a.pooled[r] -= e.Confirmations
+		a.pooled[r.pool()] -= e.Confirmations
 		e.Contradicted, h.dirty = true, true
 		if e.Adopted {
 			e.Adopted = false
@@ -423,10 +451,23 @@ func (a *aliases) evidence(host string, h *hostAliases, r AliasRule, same bool, 
 	if len(h.seen[r]) < a.cfg.Confirmations {
 		h.seen[r] = append(h.seen[r], content)
 	}
+	if r.Kind == AliasWWW && !e.Adopted {
+		h.credit++
+	}
 	e.Confirmations++
-	a.pooled[r]++
+	a.pooled[r.pool()]++
 	h.dirty = true
 	a.adopt(host, e)
+}
+
+// pool is the key under which r's confirmations are pooled over hosts:
+// the rule itself, but for AliasWWW, whose parameter names the pair's
+// other host, and which is pooled over all pairs.
+func (r AliasRule) pool() AliasRule {
+	if r.Kind == AliasWWW {
+		return AliasRule{Kind: AliasWWW}
+	}
+	return r
 }
 
 // rule returns h's evidence for r, created if there is room. a.mu must
@@ -447,13 +488,13 @@ func (h *hostAliases) rule(r AliasRule) *AliasEvidence {
 // adopt adopts e's rule for host when the evidence allows. a.mu must be
 // held.
 func (a *aliases) adopt(host string, e *AliasEvidence) bool {
-	if e.Adopted || e.Contradicted || e.Confirmations < 1 || a.pooled[e.Rule] < a.cfg.Confirmations {
+	if e.Adopted || e.Contradicted || e.Confirmations < 1 || a.pooled[e.Rule.pool()] < a.cfg.Confirmations {
 		return e.Adopted
 	}
 	e.Adopted = true
 	a.stats.aliasAdopted.Add(1)
 	a.log.Info("URL alias rule adopted", "host", host, "rule", e.Rule.String(),
-		"confirmations", e.Confirmations, "pooled", a.pooled[e.Rule])
+		"confirmations", e.Confirmations, "pooled", a.pooled[e.Rule.pool()])
 	return true
 }
 
@@ -469,7 +510,18 @@ func (a *aliases) rewrite(host string, u *url.URL) (v *url.URL, ok, verify bool)
 		return u, false, false
 	}
 	v = u
+	if r := rules[0]; r.Kind == AliasWWW && a.oneWay(host, r.Param) {
+		// The other name's URLs, spelled as that host's rules spell
+		// them (aliases_www.go).
+		if w, changed := r.apply(v); changed {
+			v, ok = w, true
+			rules, _ = a.adopted(r.Param)
+		}
+	}
 	for _, r := range rules {
+		if r.Kind == AliasWWW {
+			continue
+		}
 		if w, changed := r.apply(v); changed {
 			v, ok = w, true
 		}
@@ -508,7 +560,8 @@ func (a *aliases) adopted(host string) ([]AliasRule, *hostAliases) {
 		rules = append(rules, e.Rule)
 	}
 	// A fixed order, so that every spelling reaches the same form:
-	// /A/Index.html/ … index files first, the trailing slash last.
+	// /A/Index.html/ … the host first, index files next, the trailing
+	// slash last.
 	slices.SortStableFunc(rules, func(x, y AliasRule) int { return x.Kind.order() - y.Kind.order() })
 	return rules, h
 }
@@ -516,6 +569,8 @@ func (a *aliases) adopted(host string) ([]AliasRule, *hostAliases) {
 // order is where rewrite applies rules of kind k.
 func (k AliasKind) order() int {
 	switch k {
+	case AliasWWW:
+		return -1
 	case AliasIndex:
 		return 0
 	case AliasParam:
@@ -543,6 +598,10 @@ func (a *aliases) sample(h *hostAliases, k uint64) bool {
 	if h.count%a.cfg.VerifyEvery != 0 {
 		return false
 	}
+	if h.credit > 0 {
+		h.credit-- // verified already, while the www. pair was learnt
+		return false
+	}
 	if len(h.pending) >= 8 {
 		h.pending = h.pending[1:]
 	}
@@ -559,15 +618,28 @@ func (f aliasFilter) filter(cd *candidate) verdict {
 	if cd.redirect {
 		return pass
 	}
-	v, ok, verify := f.c.aliases.rewrite(cd.link.Host, cd.url)
+	v, ok, verify := f.c.rewriteAlias(cd.link.Host, cd.url)
 	switch {
 	case verify:
 		f.c.stats.aliasVerified.Add(1)
 	case ok:
 		f.c.stats.aliasRewritten.Add(1)
-		cd.url, cd.link.URL = v, v.String()
+		cd.url, cd.link.URL, cd.link.Host = v, v.String(), urlnorm.Host(v)
 	}
 	return pass
+}
+
+// rewriteAlias is aliases.rewrite, but a rewrite to another host (a
+// www. alias) that would take the URL out of the crawl's scope is not
+// made: alias learning never narrows, nor widens, the scope.
+func (c *Crawler) rewriteAlias(host string, u *url.URL) (v *url.URL, ok, verify bool) {
+	v, ok, verify = c.aliases.rewrite(host, u)
+	if ok && v.Host != u.Host {
+		if in, _, _ := c.scope.decide(v, v.String()); !in {
+			return u, false, false
+		}
+	}
+	return v, ok, verify
 }
 
 // ReasonAlias is the Outcome.Reason of a queued URL dropped at lease
@@ -586,7 +658,7 @@ func (c *Crawler) aliasAtLease(t Task) (Outcome, []Link, bool) {
 	if err != nil {
 		return Outcome{}, nil, false
 	}
-	v, ok, verify := c.aliases.rewrite(t.Host, u)
+	v, ok, verify := c.rewriteAlias(t.Host, u)
 	if verify {
 		c.stats.aliasVerified.Add(1)
 	}

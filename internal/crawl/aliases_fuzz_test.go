@@ -13,7 +13,7 @@ func FuzzAliasRules(f *testing.F) {
 	for _, s := range []string{"http://a/x/index.html?q=1", "http://a/A/B%2Fc/", "http://a/x//?ref=1&ref=2&b", "http://a/", "http://a/Default.ASPX"} {
 		f.Add(s)
 	}
-	rules := []AliasRule{{AliasIndex, "index.html"}, {AliasIndex, "default.aspx"}, {Kind: AliasTrailingSlash}, {Kind: AliasCase}, {AliasParam, "ref"}}
+	rules := []AliasRule{{AliasIndex, "index.html"}, {AliasIndex, "default.aspx"}, {Kind: AliasTrailingSlash}, {Kind: AliasCase}, {AliasParam, "ref"}, {AliasWWW, "www.a"}}
 	f.Fuzz(func(t *testing.T, raw string) {
 		u, err := urlnorm.Parse(raw)
 		if err != nil {

@@ -192,6 +192,9 @@ func TestAliasRuleApply(t *testing.T) {
 		{AliasRule{AliasParam, "ref"}, "http://a/x?a=1&ref=nav&b=2", "http://a/x?a=1&b=2"},
 		{AliasRule{AliasParam, "ref"}, "http://a/x?ref=nav", "http://a/x"},
 		{AliasRule{AliasParam, "ref"}, "http://a/x?refs=1", ""},
+		{AliasRule{AliasWWW, "example.com"}, "http://www.example.com/x?q=1", "http://example.com/x?q=1"},
+		{AliasRule{AliasWWW, "www.example.com:8080"}, "http://example.com:8080/", "http://www.example.com:8080/"},
+		{AliasRule{AliasWWW, "example.com"}, "http://example.com/x", ""},
 	} {
 		u, err := urlnorm.Parse(tc.in)
 		if err != nil {

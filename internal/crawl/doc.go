@@ -15,8 +15,9 @@
 //	frontier.Complete(lease, outcome)
 //
 // Discovery is a chain of link filters (discover.go): normalize, limits,
-// URL aliases (aliases.go), scope, in-page duplicates, trap patterns,
-// host open, calendar, template (traps_template.go) and anomaly, then the
+// URL aliases (aliases.go; www. and bare host names, aliases_www.go),
+// scope, in-page duplicates, trap patterns, host open, calendar,
+// template (traps_template.go) and anomaly, then the
 // frontier's seen-set. Each filter is a small type with one method that
 // admits a candidate, possibly rewritten, or refuses it with a reason,
 // counted in Stats. Their per-host state is safe for concurrent use.

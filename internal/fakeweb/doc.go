@@ -403,11 +403,15 @@
 // have (see Shapes and ShapesConfig): URL aliases (the home and section
 // pages also linked as index.html, identical bytes, but on one host
 // where every index.html is a page of its own; with Tokens, every page
-// also carries a token new on every request) and traps that never end
+// also carries a token new on every request; with WWW, every host also
+// answers under its www. name and pages link both names, but for one
+// host whose www. name is another site and one whose bare name
+// redirects) and traps that never end
 // (session chains whose pages link only the next two, calendars,
 // ever-longer searches, repeating paths, beside 500 pages of genuine
 // pagination). Its own judge, Shapes.Report, counts alias fetches per
-// host (a page answered again under another spelling), trap requests
+// host (a page answered again under another spelling), www fetches (a
+// page answered again under the host's other name), trap requests
 // against all requests, and coverage of the pages outside traps and of
 // the pagination. It serves the same control endpoints as a Web, and
 // its request log is guarded by a mutex.

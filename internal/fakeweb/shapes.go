@@ -31,6 +31,16 @@ import (
 //   - with Tokens, every ordinary page also embeds a token new on every
 //     request (a CSRF token and a session id, as real sites do), so that
 //     no two answers are byte for byte the same, aliases included;
+//   - with WWW, every host also answers under the name "www.hK" (the
+//     seed of an odd host is its www name, of an even one its bare
+//     name), the same bytes under both names, and every ordinary page
+//     links the home page under both names, and every article its
+//     section absolutely under one of them (odd articles www, even ones
+//     bare), as real sites' templates mix the two; but on host
+//     WWWDiffHost the www name
+//     is a different site (every page of it a page of its own, ids
+//     "w-…"), and on host WWWRedirectHost the bare name answers every
+//     request with a 301 to the same path on the www name;
 //   - with Traps, host i carries one endless trap, linked from every
 //     ordinary page, by i mod 4: a session chain "/sess/N?sid=<new id
 //     per visit>" whose pages link "/sess/N+1" and "/sess/N+2" and
@@ -65,6 +75,14 @@ type ShapesConfig struct {
 	AliasDiffHost int
 	// Tokens embeds a per-request token in every ordinary page.
 	Tokens bool
+	// WWW serves every host also under its "www." name.
+	WWW bool
+	// WWWDiffHost is the host whose www name is a different site
+	// (default 2; negative: none). Used with WWW.
+	WWWDiffHost int
+	// WWWRedirectHost is the host whose bare name redirects (301) to
+	// its www name (default 3; negative: none). Used with WWW.
+	WWWRedirectHost int
 	// Traps puts an endless trap on every host.
 	Traps bool
 	// Pagination is the number of listing pages on host 0 (0: none).
@@ -94,6 +112,12 @@ func (c *ShapesConfig) Default() {
 	if c.ListingArticles == 0 {
 		c.ListingArticles = 2
 	}
+	if c.WWWDiffHost == 0 {
+		c.WWWDiffHost = 2
+	}
+	if c.WWWRedirectHost == 0 {
+		c.WWWRedirectHost = 3
+	}
 }
 
 // Validate reports settings that cannot work.
@@ -101,6 +125,9 @@ func (c ShapesConfig) Validate() error {
 	if c.Hosts < 1 || c.Hosts > 10000 || c.Sections < 1 || c.Articles < 0 || c.Pagination < 0 || c.ListingArticles < 1 {
 		return fmt.Errorf("fakeweb: shapes: hosts %d, sections %d, articles %d, pagination %d, listing articles %d out of range",
 			c.Hosts, c.Sections, c.Articles, c.Pagination, c.ListingArticles)
+	}
+	if c.WWW && c.WWWDiffHost >= 0 && c.WWWDiffHost == c.WWWRedirectHost {
+		return fmt.Errorf("fakeweb: shapes: host %d cannot both redirect to its www name and serve another site there", c.WWWDiffHost)
 	}
 	return checkDomain(c.Domain)
 }
@@ -117,16 +144,24 @@ func NewShapes(cfg ShapesConfig) (*Shapes, error) {
 // Config returns the effective configuration.
 func (s *Shapes) Config() ShapesConfig { return s.cfg }
 
-// Seeds are the home pages of every host.
+// Seeds are the home pages of every host (with WWW, under the www name
+// on odd hosts but WWWRedirectHost).
 func (s *Shapes) Seeds() []string {
 	seeds := make([]string, s.cfg.Hosts)
 	for i := range seeds {
-		seeds[i] = "http://" + s.hostName(i) + "/"
+		name := s.hostName(i)
+		if s.cfg.WWW && i%2 == 1 && i != s.cfg.WWWRedirectHost {
+			name = "www." + name
+		}
+		seeds[i] = "http://" + name + "/"
 	}
 	return seeds
 }
 
 func (s *Shapes) hostName(i int) string { return "h" + strconv.Itoa(i) + "." + s.cfg.Domain }
+
+// wwwDiffers reports whether host i's www name is a site of its own.
+func (s *Shapes) wwwDiffers(i int) bool { return s.cfg.WWW && i == s.cfg.WWWDiffHost }
 
 // Trap kinds of a Shapes web, as ShapesReport counts them.
 const (
@@ -155,8 +190,18 @@ type shapePage struct {
 	robots   bool
 }
 
-// resolve names what path (and query) is on host i.
-func (s *Shapes) resolve(i int, path, rawQuery string) shapePage {
+// resolve names what path (and query) is on host i, under its www name
+// when www.
+func (s *Shapes) resolve(i int, www bool, path, rawQuery string) shapePage {
+	p := s.resolvePath(i, path, rawQuery)
+	if www && s.wwwDiffers(i) && p.id != "" {
+		p.id = "w-" + p.id
+	}
+	return p
+}
+
+// resolvePath names what path (and query) is on host i's bare name.
+func (s *Shapes) resolvePath(i int, path, rawQuery string) shapePage {
 	path = cleanPath(path)
 	p := shapePage{spelling: path}
 	diff := s.cfg.Aliases && i == s.cfg.AliasDiffHost
@@ -234,13 +279,27 @@ func (s *Shapes) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	label, ok := strings.CutSuffix(a, "."+s.cfg.Domain)
+	label, www := strings.CutPrefix(label, "www.")
 	digits, ok2 := strings.CutPrefix(label, "h")
 	host, ok3 := parseIndex(digits)
-	if !ok || !ok2 || !ok3 || host >= s.cfg.Hosts {
+	if !ok || !ok2 || !ok3 || host >= s.cfg.Hosts || www && !s.cfg.WWW {
 		http.Error(rw, "no such host", http.StatusBadGateway)
 		return
 	}
-	p := s.resolve(host, r.URL.Path, r.URL.RawQuery)
+	if s.cfg.WWW && !www && host == s.cfg.WWWRedirectHost {
+		target := "http://www." + s.hostName(host) + r.URL.EscapedPath()
+		if r.URL.RawQuery != "" {
+			target += "?" + r.URL.RawQuery
+		}
+		s.mu.Lock()
+		s.log = append(s.log, shapeRequest{host: host, status: http.StatusMovedPermanently, query: r.URL.RawQuery})
+		s.mu.Unlock()
+		rw.Header().Set("Location", target)
+		rw.Header().Set("Content-Length", "0")
+		rw.WriteHeader(http.StatusMovedPermanently)
+		return
+	}
+	p := s.resolve(host, www, r.URL.Path, r.URL.RawQuery)
 	status, body := http.StatusNotFound, "404 Not Found\n"
 	switch {
 	case p.robots:
@@ -248,7 +307,7 @@ func (s *Shapes) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		status, body = http.StatusOK, s.render(host, p, r.URL.RawQuery)
 	}
 	s.mu.Lock()
-	s.log = append(s.log, shapeRequest{host: host, page: p, status: status, query: r.URL.RawQuery})
+	s.log = append(s.log, shapeRequest{host: host, www: www, page: p, status: status, query: r.URL.RawQuery})
 	s.mu.Unlock()
 	rw.Header().Set("Content-Type", htmlType)
 	if status != http.StatusOK {
@@ -277,8 +336,9 @@ func (s *Shapes) serveControl(rw http.ResponseWriter, r *http.Request) {
 }
 
 // render writes the page p of host i. The body depends on the page's
-// identity only (never on its spelling), but for session-chain pages,
-// whose links carry a session ID new on every visit.
+// identity only (never on its spelling, nor on the host name it was
+// asked under), but for session-chain pages, whose links carry a session
+// ID new on every visit.
 func (s *Shapes) render(i int, p shapePage, rawQuery string) string {
 	var b strings.Builder
 	title := p.id
@@ -330,6 +390,10 @@ func (s *Shapes) render(i int, p shapePage, rawQuery string) string {
 	if s.cfg.Aliases {
 		link("/index.html")
 	}
+	if s.cfg.WWW {
+		link("http://" + s.hostName(i) + "/")
+		link("http://www." + s.hostName(i) + "/")
+	}
 	for k := range s.cfg.Sections {
 		K := strconv.Itoa(k)
 		link("/s/" + K + "/")
@@ -348,13 +412,23 @@ func (s *Shapes) render(i int, p shapePage, rawQuery string) string {
 	case ShapeTrapLoop:
 		link("/docs/a/b/")
 	}
-	switch {
+	switch id := strings.TrimPrefix(p.id, "w-"); {
 	case p.id == "home" && i == 0 && s.cfg.Pagination > 0:
 		link("/list?page=1")
-	case strings.HasPrefix(p.id, "s") || strings.HasPrefix(p.id, "legacy-s"):
-		k, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(p.id, "legacy-"), "s"))
+	case strings.HasPrefix(id, "s") || strings.HasPrefix(id, "legacy-s"):
+		k, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(id, "legacy-"), "s"))
 		for n := k; n < s.cfg.Articles; n += s.cfg.Sections {
 			link("/a/" + strconv.Itoa(n))
+		}
+	case strings.HasPrefix(id, "a") && s.cfg.WWW:
+		// An article links its section absolutely, under one name or
+		// the other.
+		n, _ := strconv.Atoi(strings.TrimPrefix(id, "a"))
+		K := strconv.Itoa(n % s.cfg.Sections)
+		if n%2 == 1 {
+			link("http://www." + s.hostName(i) + "/s/" + K + "/")
+		} else {
+			link("http://" + s.hostName(i) + "/s/" + K + "/")
 		}
 	case strings.HasPrefix(p.id, "list"):
 		n, _ := strconv.Atoi(strings.TrimPrefix(p.id, "list"))
@@ -376,6 +450,7 @@ func (s *Shapes) render(i int, p shapePage, rawQuery string) string {
 // shapeRequest is one logged request.
 type shapeRequest struct {
 	host   int
+	www    bool // asked under the www name
 	page   shapePage
 	status int
 	query  string
@@ -398,6 +473,17 @@ type ShapesReport struct {
 	// AliasFetches counts, per host, requests answered 200 for a page
 	// already answered under another spelling (/index.html after /).
 	AliasFetches map[string]int `json:"alias_fetches"`
+	// The maps count WWWDiffHost's www site apart, under its www name.
+	//
+	// WWWFetches counts, per host, requests answered 200 for a page
+	// already answered under the host's other name (www.hK or hK) and
+	// not yet under this one: with WWW, the cost of the www alias. A
+	// page fetched again under another spelling of the same name is an
+	// alias fetch, under the same spelling and name a duplicate.
+	WWWFetches map[string]int `json:"www_fetches"`
+	// WWWRedirects counts the 301 answers of WWWRedirectHost's bare
+	// name.
+	WWWRedirects int `json:"www_redirects"`
 	// Duplicates counts requests for a spelling already answered.
 	Duplicates int `json:"duplicates"`
 	// Pagination and PaginationCovered count the listing pages and the
@@ -423,6 +509,15 @@ func (r ShapesReport) MaxTrapRequests() int {
 	return m
 }
 
+// MaxWWWFetches is the most www alias fetches on one host.
+func (r ShapesReport) MaxWWWFetches() int {
+	m := 0
+	for _, n := range r.WWWFetches {
+		m = max(m, n)
+	}
+	return m
+}
+
 // MaxAliasFetches is the most alias fetches on one host.
 func (r ShapesReport) MaxAliasFetches() int {
 	m := 0
@@ -433,9 +528,10 @@ func (r ShapesReport) MaxAliasFetches() int {
 }
 
 func (r ShapesReport) String() string {
-	return fmt.Sprintf("requests %d; trap requests %d (%.2f%%) %v, max %d per host; coverage %d/%d = %.3f; alias fetches %d (max %d per host); duplicates %d; pagination %d/%d",
+	return fmt.Sprintf("requests %d; trap requests %d (%.2f%%) %v, max %d per host; coverage %d/%d = %.3f; alias fetches %d (max %d per host); www fetches %d (max %d per host), www redirects %d; duplicates %d; pagination %d/%d",
 		r.Requests, r.TrapRequests, 100*r.TrapShare(), r.Traps, r.MaxTrapRequests(), r.Covered, r.Reachable, r.Coverage,
-		sumValues(r.AliasFetches), r.MaxAliasFetches(), r.Duplicates, r.PaginationCovered, r.Pagination)
+		sumValues(r.AliasFetches), r.MaxAliasFetches(), sumValues(r.WWWFetches), r.MaxWWWFetches(), r.WWWRedirects,
+		r.Duplicates, r.PaginationCovered, r.Pagination)
 }
 
 func sumValues(m map[string]int) int {
@@ -462,6 +558,11 @@ func (s *Shapes) truth(i int) []string {
 	for n := range s.cfg.Articles {
 		ids = append(ids, "a"+strconv.Itoa(n))
 	}
+	if s.wwwDiffers(i) {
+		for _, id := range ids {
+			ids = append(ids, "w-"+id)
+		}
+	}
 	if i == 0 {
 		for n := 1; n <= s.cfg.Pagination; n++ {
 			ids = append(ids, "list"+strconv.Itoa(n))
@@ -478,11 +579,16 @@ func (s *Shapes) Report() ShapesReport {
 	s.mu.Lock()
 	reqs := append([]shapeRequest(nil), s.log...)
 	s.mu.Unlock()
-	r := ShapesReport{Traps: map[string]int{}, TrapsPerHost: map[string]int{}, AliasFetches: map[string]int{}}
+	r := ShapesReport{Traps: map[string]int{}, TrapsPerHost: map[string]int{}, AliasFetches: map[string]int{}, WWWFetches: map[string]int{}}
 	answered := map[string]bool{} // host|id
-	spelled := map[string]bool{}  // host|id|spelling
+	named := map[string]bool{}    // host|id|name: answered under that name
+	spelled := map[string]bool{}  // host|id|name|spelling
 	for _, q := range reqs {
 		r.Requests++
+		if q.status == http.StatusMovedPermanently {
+			r.WWWRedirects++
+			continue
+		}
 		if q.page.trap != "" {
 			r.TrapRequests++
 			r.Traps[q.page.trap]++
@@ -493,18 +599,24 @@ func (s *Shapes) Report() ShapesReport {
 			continue
 		}
 		h := s.hostName(q.host)
-		id := h + "|" + q.page.id
-		sp := id + "|" + q.page.spelling
+		if q.www && s.wwwDiffers(q.host) {
+			h = "www." + h // a site of its own: judged as a host of its own
+		}
+		id := s.hostName(q.host) + "|" + q.page.id
+		name := id + "|" + strconv.FormatBool(q.www)
+		sp := name + "|" + q.page.spelling
 		if strings.HasPrefix(q.page.id, "list") {
 			sp += "?" + q.query
 		}
 		switch {
 		case spelled[sp]:
 			r.Duplicates++
+		case answered[id] && !named[name]:
+			r.WWWFetches[h]++
 		case answered[id]:
 			r.AliasFetches[h]++
 		}
-		answered[id], spelled[sp] = true, true
+		answered[id], named[name], spelled[sp] = true, true, true
 	}
 	for i := range s.cfg.Hosts {
 		for _, id := range s.truth(i) {

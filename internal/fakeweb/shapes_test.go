@@ -58,6 +58,68 @@ func TestShapesAliases(t *testing.T) {
 	}
 }
 
+// TestShapesWWW: with WWW, a host answers the same bytes under its www
+// name, but WWWDiffHost, whose www name is a site of its own, and
+// WWWRedirectHost, whose bare name redirects; pages link both names; the
+// report counts a page answered again under the other name as a www
+// fetch (not an alias fetch), a 301 as a redirect, and the www site of
+// WWWDiffHost as pages of the ground truth.
+func TestShapesWWW(t *testing.T) {
+	s, err := NewShapes(ShapesConfig{Hosts: 4, Sections: 2, Articles: 4, WWW: true, Aliases: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"http://h0.shapes.test/", "http://www.h1.shapes.test/", "http://h2.shapes.test/", "http://h3.shapes.test/"}
+	if got := s.Seeds(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("Seeds() = %v, want %v", got, want)
+	}
+	_, home := s.get(t, "http://h0.shapes.test/")
+	_, wwwHome := s.get(t, "http://www.h0.shapes.test/")
+	if home != wwwHome {
+		t.Error("h0: www.h0 / differs from h0 /")
+	}
+	for _, l := range []string{`href="http://h0.shapes.test/"`, `href="http://www.h0.shapes.test/"`, `href="/s/1/"`} {
+		if !strings.Contains(home, l) {
+			t.Errorf("home page lacks %s", l)
+		}
+	}
+	for raw, l := range map[string]string{"http://h0.shapes.test/a/3": `href="http://www.h0.shapes.test/s/1/"`, "http://www.h0.shapes.test/a/2": `href="http://h0.shapes.test/s/0/"`} {
+		if _, page := s.get(t, raw); !strings.Contains(page, l) {
+			t.Errorf("%s lacks %s", raw, l)
+		}
+	}
+	s.get(t, "http://www.h0.shapes.test/index.html") // an alias fetch under www
+	s.get(t, "http://www.h0.shapes.test/")           // a duplicate
+	_, home2 := s.get(t, "http://h2.shapes.test/s/1/")
+	_, wwwHome2 := s.get(t, "http://www.h2.shapes.test/s/1/")
+	if home2 == wwwHome2 || !strings.Contains(wwwHome2, "w-s1") {
+		t.Errorf("h2: its www name is not a site of its own:\n%s", wwwHome2)
+	}
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://h3.shapes.test/a/2?x=1", nil))
+	if rec.Code != http.StatusMovedPermanently || rec.Header().Get("Location") != "http://www.h3.shapes.test/a/2?x=1" {
+		t.Errorf("h3: %d to %q, want 301 to http://www.h3.shapes.test/a/2?x=1", rec.Code, rec.Header().Get("Location"))
+	}
+	if code, _ := s.get(t, "http://www.h3.shapes.test/a/2"); code != http.StatusOK {
+		t.Errorf("www.h3: %d", code)
+	}
+	r := s.Report()
+	if r.WWWFetches["h0.shapes.test"] != 1 || r.AliasFetches["h0.shapes.test"] != 1 || r.Duplicates != 1 ||
+		r.WWWFetches["h2.shapes.test"] != 0 || r.WWWRedirects != 1 {
+		t.Errorf("report %s: want 1 www fetch and 1 alias fetch on h0, none on h2, 1 duplicate, 1 redirect", r)
+	}
+	// Truth: 4 hosts × (home + 2 sections + 4 articles), h1's legacy
+	// home and sections, and h2's www site.
+	if r.Reachable != 4*7+3+7 || r.Covered != 6 {
+		t.Errorf("reachable %d covered %d, want 38 and 6", r.Reachable, r.Covered)
+	}
+	if s2, _ := NewShapes(ShapesConfig{}); s2 != nil {
+		if code, _ := s2.get(t, "http://www.h0.shapes.test/"); code != http.StatusBadGateway {
+			t.Errorf("without WWW, www.h0 answers %d", code)
+		}
+	}
+}
+
 // TestShapesTraps: the session chain links only N+1 and N+2, with a new
 // session ID per visit; trap requests are counted apart; pagination
 // lists new articles and the next page.
