@@ -345,7 +345,7 @@ func TestPoliteCrawlDuplicates(t *testing.T) {
 	for _, maxDepth := range []int{0, 1} {
 		tw := startWeb(t, cfg)
 		c := &politeCrawler{client: tw.proxy, delay: 2 * time.Millisecond, maxDepth: maxDepth,
-			robotsTimeout: 50 * time.Millisecond, robotsRetries: 3}
+			robotsTimeout: 250 * time.Millisecond, robotsRetries: 3}
 		c.crawl(t, tw.web.Seeds())
 		rep := tw.web.Report(fakeweb.Judge{Delay: c.delay, MaxDepth: maxDepth})
 		if !rep.OK() || rep.Coverage != 1 {
