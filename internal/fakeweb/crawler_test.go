@@ -32,9 +32,9 @@ import (
 // it, and obeys nofollow: robots or godwit meta tags, X-Robots-Tag for all
 // or for godwit, and rel="nofollow".
 type politeCrawler struct {
-	client        *http.Client // must not follow redirects
-	delay         time.Duration
-	maxDepth      int
+	client   *http.Client // must not follow redirects
+	delay    time.Duration
+	maxDepth int
 	// robotsTimeout gives up on a robots.txt (the hang kind never
 	// answers): 250 ms in the tests, since at 50 ms a loaded machine made
 	// an answering host look unavailable and its pages went uncrawled.
