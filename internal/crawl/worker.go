@@ -320,8 +320,9 @@ type reading struct {
 	body     []byte
 	encoding string
 	// plain are an HTML page's render signals, when the crawl renders
-	// (hasPlain); renderBody its decoded body, kept for a page that may
-	// be rendered (render.go).
+	// (read in extract's pass over the page); hasPlain says the page may
+	// be rendered, renderBody is its decoded body, kept for a page that
+	// the Selector may pick (render.go).
 	plain      render.Signals
 	hasPlain   bool
 	renderBody []byte
@@ -376,9 +377,12 @@ func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) readin
 			break
 		}
 		rd.simhash, rd.hasSimHash, rd.title = fp, hasFP, doc.Title
-		if c.renderer != nil && t.Sitemap == 0 && resp.Truncated == "" && len(body) <= maxRenderBody {
-			rd.plain, rd.renderBody = c.renderCandidate(t.Host, body)
-			rd.hasPlain = true
+		if c.renderer != nil {
+			rd.plain = render.Signals(doc.Signals) // read in extract's pass
+			if t.Sitemap == 0 && resp.Truncated == "" && len(body) <= maxRenderBody {
+				rd.renderBody = c.renderCandidate(t.Host, rd.plain, body)
+				rd.hasPlain = true
+			}
 		}
 		if c.procs != nil && c.procs.Len() > 0 {
 			rd.body, rd.encoding = body, doc.Encoding // kept only for them
@@ -449,15 +453,16 @@ func (c *Crawler) parseHTML(ctx context.Context, t Task, resp *fetch.Response) (
 	if err != nil {
 		return nil, nil, 0, false
 	}
-	// One pass over the page for its links, meta and title and, for the
-	// SimHash, its visible text (boilerplate-light, in the encoding the
-	// pass settled on).
+	// One pass over the page for its links, meta and title, for the
+	// SimHash its visible text (boilerplate-light, in the encoding the
+	// pass settled on) and, when the crawl renders, its render signals.
 	text := simhash.NewTextFingerprint()
 	doc, err = extract.HTML(page, body, &extract.Options{
 		Agents:      []string{c.cfg.Agent},
 		ContentType: resp.Header.Get("Content-Type"),
 		Text:        text,
 		Embeds:      !c.cfg.Requisites.Off,
+		Signals:     c.renderer != nil,
 	})
 	if err != nil {
 		c.log.Info("link extraction failed", "url", t.URL, "err", err)
