@@ -238,22 +238,20 @@ func maskedFingerprint(body []byte) uint64 {
 	d := xxhash.New()
 	start := 0
 	for i := 0; i < len(body); {
-		if !isTokenByte(body[i]) {
+		if tokenClass[body[i]] == 0 {
 			i++
 			continue
 		}
-		j, digits, letters, dashes := i, 0, 0, 0
-		for ; j < len(body) && isTokenByte(body[j]); j++ {
-			switch c := body[j]; {
-			case '0' <= c && c <= '9':
-				digits++
-			case c == '-':
-				dashes++
-			case c != '_':
-				letters++
+		var n [classes]int // bytes of each class in the run
+		j := i
+		for ; j < len(body); j++ {
+			k := tokenClass[body[j]]
+			if k == 0 {
+				break
 			}
+			n[k]++
 		}
-		if j-i >= minTokenLen && digits >= 2 && (letters > 0 || dashes == 0) {
+		if j-i >= minTokenLen && n[digit] >= 2 && (n[letter] > 0 || n[dash] == 0) {
 			_, _ = d.Write(body[start:i])
 			_, _ = d.Write([]byte{0})
 			start = j
@@ -267,9 +265,28 @@ func maskedFingerprint(body []byte) uint64 {
 // minTokenLen is the shortest run maskedFingerprint takes for a token.
 const minTokenLen = 10
 
-func isTokenByte(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_'
-}
+// The classes of token bytes (tokenClass); 0 is a byte of no token.
+const (
+	digit = 1 + iota
+	dash
+	underscore
+	letter
+	classes
+)
+
+// tokenClass is the class of each byte in a token-like run: letters,
+// digits, '-' and '_'. A table, not comparisons: maskedFingerprint reads
+// every byte of every page.
+var tokenClass = func() (t [256]uint8) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = digit
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = letter, letter
+	}
+	t['-'], t['_'] = dash, underscore
+	return t
+}()
 
 // conditional is the header of a conditional request (RFC 9110 §13.1).
 func conditional(v Validators) http.Header {
