@@ -189,42 +189,25 @@ func voidSignal(name []byte) bool {
 // space as unicode.IsSpace says, as for strings.Fields) and one between
 // each two.
 func collapsedLen(t []byte) int {
-	n, fields, i := 0, 0, 0
-	for {
-		for i < len(t) { // white space
-			if c := t[i]; c < utf8.RuneSelf {
-				if !spaceASCII[c] {
-					break
-				}
-				i++
-				continue
-			}
-			r, size := utf8.DecodeRune(t[i:])
-			if !unicode.IsSpace(r) {
-				break
-			}
-			i += size
-		}
-		if i == len(t) {
-			break
-		}
-		start := i
-		for i < len(t) { // a field
-			if c := t[i]; c < utf8.RuneSelf {
-				if spaceASCII[c] {
-					break
-				}
-				i++
-				continue
-			}
-			r, size := utf8.DecodeRune(t[i:])
+	// Branch-free over ASCII: the bytes that are not space, plus the
+	// fields (a non-space after a space, or first) less one.
+	n, fields := 0, 0
+	after := 1 // 1 after white space (or at the start)
+	for i := 0; i < len(t); {
+		c, size, space := t[i], 1, 0
+		if c < utf8.RuneSelf {
+			space = int(spaceASCII[c])
+		} else {
+			var r rune
+			r, size = utf8.DecodeRune(t[i:])
 			if unicode.IsSpace(r) {
-				break
+				space = 1
 			}
-			i += size
 		}
-		n += i - start
-		fields++
+		n += (1 - space) * size
+		fields += after &^ space
+		after = space
+		i += size
 	}
 	if fields > 1 {
 		n += fields - 1
@@ -232,8 +215,8 @@ func collapsedLen(t []byte) int {
 	return n
 }
 
-// spaceASCII are the ASCII bytes unicode.IsSpace calls space.
-var spaceASCII = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+// spaceASCII is 1 for the ASCII bytes unicode.IsSpace calls space.
+var spaceASCII = [utf8.RuneSelf]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}
 
 // containsFold reports whether s contains lower (lower-case ASCII),
 // ASCII letters of s compared case-insensitively.
