@@ -175,7 +175,7 @@ func (c *Crawler) renderPage(ctx context.Context, held uint64, t Task, resp *fet
 		}
 	}
 	rrd.cands = cands
-	after := render.Read(rresp.Body)
+	after := rrd.plain // the rendered DOM's signals, read with its links
 	c.selector.Learn(t.Host, plain, after, newLinks)
 	if newLinks > 0 || after.TextBytes-plain.TextBytes >= render.NewText {
 		c.rstats.found.Add(1)
@@ -306,17 +306,16 @@ func (c *Crawler) archiveRendered(ctx context.Context, t Task, capture Capture, 
 // content already (or is a decompression bomb).
 const maxRenderBody = 1 << 20
 
-// renderCandidate reads the render signals of an HTML page's plain body
-// (decoded once, by parseHTML), and keeps the body only for a page the
-// Selector may pick: a page no render will use is not held in memory.
-func (c *Crawler) renderCandidate(host string, body []byte) (render.Signals, []byte) {
-	s := render.Read(body)
+// renderCandidate returns the decoded body of an HTML page whose plain
+// fetch has the render signals s, for a page the Selector may pick; nil
+// for a page no render will use, which is then not held in memory.
+func (c *Crawler) renderCandidate(host string, s render.Signals, body []byte) []byte {
 	h, _ := c.selector.Host(host)
 	switch {
 	case c.cfg.Render.Mode == render.Always, h.Verdict == render.Pays:
-		return s, body
+		return body
 	case h.Verdict != render.Useless && len(s.Reasons(h.MeanLinks)) > 0:
-		return s, body
+		return body
 	}
-	return s, nil
+	return nil
 }

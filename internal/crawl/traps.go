@@ -201,7 +201,8 @@ func (t *traps) pattern(l *Link, path, keyQuery string) string {
 	if c.MaxURLLength > 0 && len(l.URL) > c.MaxURLLength {
 		return trapURLLength
 	}
-	segs := pathSegments(path)
+	var buf [32]string // most paths: no allocation
+	segs := appendPathSegments(buf[:0], path)
 	if c.MaxPathDepth > 0 && len(segs) > c.MaxPathDepth {
 		return trapPathDepth
 	}
@@ -377,14 +378,24 @@ func (t *traps) mayFetch(host string) bool {
 }
 
 // pathSegments splits an absolute path into its segments, without the
-// empty segment after a trailing slash.
-func pathSegments(path string) []string {
+// leading and trailing slash.
+func pathSegments(path string) []string { return appendPathSegments(nil, path) }
+
+// appendPathSegments appends the segments of path (pathSegments) to dst.
+func appendPathSegments(dst []string, path string) []string {
 	path = strings.TrimPrefix(path, "/")
 	path = strings.TrimSuffix(path, "/")
 	if path == "" {
-		return nil
+		return dst
 	}
-	return strings.Split(path, "/")
+	for {
+		i := strings.IndexByte(path, '/')
+		if i < 0 {
+			return append(dst, path)
+		}
+		dst = append(dst, path[:i])
+		path = path[i+1:]
+	}
 }
 
 // maxRunLength bounds the length of the repeated run repeatsRun looks

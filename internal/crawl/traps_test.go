@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -429,6 +430,20 @@ func TestScopeDecisionLogged(t *testing.T) {
 			if got := strings.Contains(log, want); got != (level == slog.LevelDebug) {
 				t.Errorf("at level %v, log has %q = %v:\n%s", level, want, got, log)
 			}
+		}
+	}
+}
+
+// TestPathSegments: the segments are strings.Split's of the path without
+// its leading and trailing slash.
+func TestPathSegments(t *testing.T) {
+	for _, p := range []string{"", "/", "//", "/a", "/a/", "/a/b/c", "/a//b/", "a/b", "/a/b//", strings.Repeat("/x", 40)} {
+		want := []string(nil)
+		if q := strings.TrimSuffix(strings.TrimPrefix(p, "/"), "/"); q != "" {
+			want = strings.Split(q, "/")
+		}
+		if got := pathSegments(p); !slices.Equal(got, want) {
+			t.Errorf("pathSegments(%q) = %q, want %q", p, got, want)
 		}
 	}
 }

@@ -249,22 +249,20 @@ func maskedFingerprint(body []byte) uint64 {
 	d := xxhash.New()
 	start := 0
 	for i := 0; i < len(body); {
-		if !isTokenByte(body[i]) {
+		if tokenClass[body[i]] == 0 {
 			i++
 			continue
 		}
-		j, digits, letters, dashes := i, 0, 0, 0
-		for ; j < len(body) && isTokenByte(body[j]); j++ {
-			switch c := body[j]; {
-			case '0' <= c && c <= '9':
-				digits++
-			case c == '-':
-				dashes++
-			case c != '_':
-				letters++
+		var n [classes]int // bytes of each class in the run
+		j := i
+		for ; j < len(body); j++ {
+			k := tokenClass[body[j]]
+			if k == 0 {
+				break
 			}
+			n[k]++
 		}
-		if j-i >= minTokenLen && digits >= 2 && (letters > 0 || dashes == 0) {
+		if j-i >= minTokenLen && n[digit] >= 2 && (n[letter] > 0 || n[dash] == 0) {
 			_, _ = d.Write(body[start:i])
 			_, _ = d.Write([]byte{0})
 			start = j
@@ -278,9 +276,28 @@ func maskedFingerprint(body []byte) uint64 {
 // minTokenLen is the shortest run maskedFingerprint takes for a token.
 const minTokenLen = 10
 
-func isTokenByte(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_'
-}
+// The classes of token bytes (tokenClass); 0 is a byte of no token.
+const (
+	digit = 1 + iota
+	dash
+	underscore
+	letter
+	classes
+)
+
+// tokenClass is the class of each byte in a token-like run: letters,
+// digits, '-' and '_'. A table, not comparisons: maskedFingerprint reads
+// every byte of every page.
+var tokenClass = func() (t [256]uint8) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = digit
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = letter, letter
+	}
+	t['-'], t['_'] = dash, underscore
+	return t
+}()
 
 // conditional is the header of a conditional request (RFC 9110 §13.1).
 func conditional(v Validators) http.Header {
@@ -331,8 +348,9 @@ type reading struct {
 	body     []byte
 	encoding string
 	// plain are an HTML page's render signals, when the crawl renders
-	// (hasPlain); renderBody its decoded body, kept for a page that may
-	// be rendered (render.go).
+	// (read in extract's pass over the page); hasPlain says the page may
+	// be rendered, renderBody is its decoded body, kept for a page that
+	// the Selector may pick (render.go).
 	plain      render.Signals
 	hasPlain   bool
 	renderBody []byte
@@ -387,9 +405,12 @@ func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) readin
 			break
 		}
 		rd.simhash, rd.hasSimHash, rd.title = fp, hasFP, doc.Title
-		if c.renderer != nil && t.Sitemap == 0 && resp.Truncated == "" && len(body) <= maxRenderBody {
-			rd.plain, rd.renderBody = c.renderCandidate(t.Host, body)
-			rd.hasPlain = true
+		if c.renderer != nil {
+			rd.plain = render.Signals(doc.Signals) // read in extract's pass
+			if t.Sitemap == 0 && resp.Truncated == "" && len(body) <= maxRenderBody {
+				rd.renderBody = c.renderCandidate(t.Host, rd.plain, body)
+				rd.hasPlain = true
+			}
 		}
 		if c.procs != nil && c.procs.Len() > 0 {
 			rd.body, rd.encoding = body, doc.Encoding // kept only for them
@@ -460,15 +481,16 @@ func (c *Crawler) parseHTML(ctx context.Context, t Task, resp *fetch.Response) (
 	if err != nil {
 		return nil, nil, 0, false
 	}
-	// One pass over the page for its links, meta and title and, for the
-	// SimHash, its visible text (boilerplate-light, in the encoding the
-	// pass settled on).
+	// One pass over the page for its links, meta and title, for the
+	// SimHash its visible text (boilerplate-light, in the encoding the
+	// pass settled on) and, when the crawl renders, its render signals.
 	text := simhash.NewTextFingerprint()
 	doc, err = extract.HTML(page, body, &extract.Options{
 		Agents:      []string{c.cfg.Agent},
 		ContentType: resp.Header.Get("Content-Type"),
 		Text:        text,
 		Embeds:      !c.cfg.Requisites.Off,
+		Signals:     c.renderer != nil,
 	})
 	if err != nil {
 		c.log.Info("link extraction failed", "url", t.URL, "err", err)

@@ -53,6 +53,18 @@
 // escapes as CSS Syntax tokenizes them), not a parser. <iframe> and
 // <frame> stay links: they are pages of their own.
 //
+// # Render signals
+//
+// With [Options.Signals], the same pass also reads what internal/render's
+// Selector weighs to decide whether a page needs a browser
+// ([Document.Signals]: visible text, inline script, <script> elements,
+// a[href] and area[href], an empty application root such as div#root, a
+// <noscript> asking for JavaScript). They are read as a tokenizer that
+// leaves <noscript> and <noframes> raw would see the page (the second
+// pass they replace did so): the content of those elements counts as one
+// run of text, its tags as no tags. Text is measured in UTF-8, after
+// decoding the page's encoding, with white space collapsed per run.
+//
 // # Character encodings
 //
 // The body is the response's raw bytes, in whatever encoding the page is

@@ -56,6 +56,9 @@ type Options struct {
 	// whose rel names a requisite (stylesheet, icon, preload, …) is then
 	// an embed, not a link.
 	Embeds bool
+	// Signals also reads the page's render signals into
+	// [Document.Signals], in the same pass.
+	Signals bool
 }
 
 // Default fills in unset fields.
@@ -128,6 +131,8 @@ type Document struct {
 	// EncodingSource is where Encoding came from: SourceBOM,
 	// SourceHeader, SourceMeta, SourceSniffed or SourceDefault.
 	EncodingSource string
+	// Signals are the page's render signals, with Options.Signals.
+	Signals Signals
 }
 
 // pending is a link found by the tokenizer, resolved once the base is
@@ -169,201 +174,6 @@ func HTML(page *url.URL, body []byte, o *Options) (*Document, error) {
 			opts.Text.Reset()
 		}
 		d, _ = scan(page, body, *changed, &opts)
-	}
-	return d, nil
-}
-
-// scan tokenizes body decoded from cs and collects the document. If cs is
-// tentative and the tokenizer meets a <meta> that declares another
-// encoding, scan stops and returns that encoding instead, as the HTML
-// standard's "change the encoding".
-func scan(page *url.URL, body []byte, cs charset, opts *Options) (*Document, *charset) {
-	d := &Document{Encoding: cs.name, EncodingSource: cs.source}
-	var (
-		refs      []pending
-		embeds    []pending
-		inStyle   bool // the next text token is the content of a <style>
-		base      string
-		haveBase  bool
-		title     []byte
-		inTitle   bool
-		titleDone bool
-		foreign   int // depth of <svg> and <math>, whose <title> is not the page's
-	)
-	text := opts.Text
-	z := html.NewTokenizer(cs.reader(body))
-	z.SetMaxBuf(MaxToken)
-loop:
-	for {
-		switch tt := z.Next(); tt {
-		case html.ErrorToken:
-			// io.EOF (the readers of charset.reader have no other
-			// errors), or a token longer than MaxToken.
-			if errors.Is(z.Err(), html.ErrBufferExceeded) {
-				d.Truncated = true
-			}
-			break loop
-		case html.TextToken:
-			if inStyle {
-				inStyle = false
-				t := z.Text()
-				if scanCSS(t, opts.MaxLinks-len(embeds), func(ref, attr string) {
-					embeds = append(embeds, pending{ref: ref, tag: "style", attr: attr})
-				}) {
-					d.Truncated = true
-				}
-				if text != nil && !text.Full() {
-					text.Text(t)
-				}
-				continue
-			}
-			if inTitle && len(title) < 4*MaxTitle {
-				t := z.Text()
-				title = append(title, t...)
-				if text != nil {
-					text.Text(t)
-				}
-			} else if text != nil && !text.Full() {
-				text.Text(z.Text())
-			}
-		case html.EndTagToken:
-			if text != nil {
-				text.EndTag(z)
-			}
-			var buf [8]byte
-			switch string(tagName(z.Raw(), buf[:0])) {
-			case "title":
-				if inTitle {
-					inTitle, titleDone = false, true
-				}
-			case "svg", "math":
-				if foreign > 0 {
-					foreign--
-				}
-			}
-		case html.StartTagToken, html.SelfClosingTagToken:
-			var buf [8]byte
-			var tag, attr string
-			name := tagName(z.Raw(), buf[:0])
-			switch string(name) {
-			case "a":
-				tag, attr = "a", "href"
-			case "area":
-				tag, attr = "area", "href"
-			case "link":
-				tag, attr = "link", "href"
-			case "frame":
-				tag, attr = "frame", "src"
-			case "iframe":
-				tag, attr = "iframe", "src"
-			}
-			var etag string
-			if opts.Embeds {
-				etag = embedTag(name)
-			}
-			var la linkAttrs
-			var ea embedAttrs
-			switch {
-			case etag != "":
-				// Read before the text sees the tag: the tokenizer
-				// hands each attribute out once.
-				ea = readEmbedAttrs(z)
-				la = ea.linkAttrs
-			case tag != "":
-				la = attrs(z, attr, tag != "frame" && tag != "iframe")
-			}
-			if text != nil {
-				if tag != "" || etag != "" {
-					text.StartTag(z, tt, func() bool { return la.hidden })
-				} else {
-					text.StartTag(z, tt, nil)
-				}
-			}
-			switch string(name) {
-			case "base":
-				if !haveBase {
-					if a := attrs(z, "href", false); a.ok {
-						base, haveBase = a.value, true
-					}
-				}
-			case "title":
-				if tt == html.StartTagToken && !titleDone && foreign == 0 {
-					inTitle = true
-				}
-			case "svg", "math":
-				if tt == html.StartTagToken {
-					foreign++
-				}
-			case "meta":
-				m := readMeta(z)
-				if m.hasName && m.hasContent && metaApplies(m.name, opts.Agents) {
-					d.Robots = d.Robots.Merge(robots.ParseMeta(m.content))
-				}
-				if cs.certain || foreign > 0 {
-					continue
-				}
-				if name, enc, ok := m.encoding(); ok {
-					if name != cs.name && cs.name != "utf-16le" && cs.name != "utf-16be" {
-						return nil, &charset{name: name, enc: enc, source: SourceMeta, certain: true}
-					}
-					// The same encoding: now certain, and owed to a <meta>.
-					cs.certain, cs.source = true, SourceMeta
-					d.EncodingSource = SourceMeta
-				}
-			case "noscript", "noframes":
-				// Read the content as markup, not raw text.
-				z.NextIsNotRawText()
-			case "style":
-				inStyle = opts.Embeds && tt == html.StartTagToken
-			}
-			if etag != "" {
-				if tag == "link" && !embedRel(la.rel) {
-					etag = "" // an ordinary link
-				} else {
-					tag = ""
-				}
-				if etag != "" && !ea.add(etag, &embeds, opts.MaxLinks) {
-					d.Truncated = true
-				}
-			}
-			if tag == "" {
-				continue
-			}
-			ref, rel := la.value, la.rel
-			if !la.ok || skip(ref) {
-				continue
-			}
-			if len(refs) == opts.MaxLinks {
-				d.Truncated = true
-				continue
-			}
-			refs = append(refs, pending{ref: ref, tag: tag, attr: attr, rel: rel})
-		}
-	}
-
-	d.Title = cleanTitle(title)
-	qe := newQueryEncoder(cs)
-	baseURL := page
-	if haveBase {
-		if b, ok := resolve(baseURL, base, qe); ok {
-			baseURL = b
-		}
-	}
-	d.Links = make([]Link, 0, len(refs))
-	for _, p := range refs {
-		u, ok := resolve(baseURL, p.ref, qe)
-		if !ok {
-			continue
-		}
-		d.Links = append(d.Links, Link{URL: u.String(), Tag: p.tag, Attr: p.attr, Rel: p.rel})
-	}
-	if len(embeds) > 0 {
-		d.Embeds = make([]Link, 0, len(embeds))
-		for _, p := range embeds {
-			if u, ok := resolve(baseURL, p.ref, qe); ok {
-				d.Embeds = append(d.Embeds, Link{URL: u.String(), Tag: p.tag, Attr: p.attr})
-			}
-		}
 	}
 	return d, nil
 }

@@ -61,3 +61,24 @@ func TestTextOnePassRestart(t *testing.T) {
 		t.Errorf("text of a page whose late <meta> names another encoding = %q (encoding %s from %s), want %q", text.String(), d.Encoding, d.EncodingSource, "before café au lait")
 	}
 }
+
+// TestSignalsOnePassRestart: the render signals of a page read again in
+// the encoding a late <meta> names are those of the second pass alone.
+func TestSignalsOnePassRestart(t *testing.T) {
+	page := `<html><head><script>var x = 1;</script>` + strings.Repeat("<!-- padding -->", 80) +
+		`<meta charset="windows-1252"></head><body><div id="root"></div><a href="/a">caf` + "\xc3\xa9" + `</a>` +
+		`<noscript>Enable JavaScript</noscript></body></html>`
+	d, err := HTML(mustURL("http://example.com/"), []byte(page), &Options{Signals: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Encoding != "windows-1252" || d.EncodingSource != SourceMeta {
+		t.Fatalf("encoding %s from %s: the page was not read again", d.Encoding, d.EncodingSource)
+	}
+	// The body is valid UTF-8, so sniffed as UTF-8 until the <meta>; read
+	// again as windows-1252, "caf\xc3\xa9" is "cafÃ©", 7 bytes in UTF-8.
+	want := Signals{TextBytes: 7, ScriptBytes: 10, Scripts: 1, Links: 1, EmptyRoot: true, NoScriptJS: true}
+	if d.Signals != want {
+		t.Errorf("signals %+v, want %+v", d.Signals, want)
+	}
+}

@@ -4,9 +4,11 @@
 //
 // A Pool is a self-contained component with Start and Close: one browser
 // process and at most Config.Tabs pages rendering at once, each in a fresh
-// tab that is closed after its page. Signals (Read) and a Selector decide,
-// in auto mode, which pages are worth a render and learn per host whether
-// rendering pays (see docs/decisions.md for the rules).
+// tab that is closed after its page. Signals and a Selector decide, in
+// auto mode, which pages are worth a render and learn per host whether
+// rendering pays (see docs/decisions.md for the rules). The crawl reads a
+// page's Signals in its one tokenizer pass over the page
+// (extract.Options.Signals); Read does the same for a page on its own.
 //
 // The crawl (internal/crawl, render.go) supplies the Fetcher: every
 // request goes through its fetcher under the request's host's politeness

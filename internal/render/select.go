@@ -1,16 +1,15 @@
 package render
 
 import (
-	"bytes"
-	"strings"
+	"net/url"
 	"sync"
 
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
+	"github.com/godwit-crawler/godwit/internal/extract"
 )
 
 // Signals are what a plain fetch of an HTML page says about whether it
-// needs a browser.
+// needs a browser. The crawl reads them in its one pass over the page
+// (extract.Options.Signals, whose Signals has the same fields).
 type Signals struct {
 	TextBytes   int  // visible text, whitespace collapsed
 	ScriptBytes int  // inline script bytes
@@ -20,123 +19,18 @@ type Signals struct {
 	NoScriptJS  bool // a <noscript> asking for JavaScript
 }
 
-// Read reads the signals of a decoded HTML page.
-func Read(body []byte) Signals {
-	var s Signals
-	z := html.NewTokenizer(bytes.NewReader(body))
-	var (
-		skip       atom.Atom // inside script or style: not visible text
-		inNoscript bool
-		noscript   strings.Builder
-		rootOpen   int // depth inside an application root, 0 when outside
-		rootEmpty  bool
-		depth      int
-	)
-	closeRoot := func() {
-		if rootEmpty {
-			s.EmptyRoot = true
-		}
-		rootOpen = 0
-	}
-	for {
-		tt := z.Next()
-		switch tt {
-		case html.ErrorToken:
-			if rootOpen > 0 {
-				closeRoot()
-			}
-			return s
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			a := atom.Lookup(name)
-			var id, href string
-			for hasAttr {
-				var k, v []byte
-				k, v, hasAttr = z.TagAttr()
-				switch string(k) {
-				case "id":
-					id = string(v)
-				case "href":
-					href = string(v)
-				}
-			}
-			if rootOpen > 0 {
-				rootEmpty = false
-			}
-			switch {
-			case a == atom.Script:
-				s.Scripts++
-				if tt == html.StartTagToken {
-					skip = a // its text is script (none for src=)
-				}
-			case a == atom.Style || a == atom.Template:
-				if tt == html.StartTagToken {
-					skip = a
-				}
-			case a == atom.Noscript:
-				inNoscript = tt == html.StartTagToken
-				noscript.Reset()
-			case (a == atom.A || a == atom.Area) && href != "":
-				s.Links++
-			}
-			if rootOpen == 0 && tt == html.StartTagToken &&
-				(string(name) == "app-root" || a == atom.Div && (id == "root" || id == "app" || id == "__next" || id == "__nuxt")) {
-				rootOpen, rootEmpty, depth = 1, true, 0
-				continue
-			}
-			if rootOpen > 0 && tt == html.StartTagToken && !voidElement(a) {
-				depth++
-			}
-		case html.EndTagToken:
-			name, _ := z.TagName()
-			a := atom.Lookup(name)
-			if skip != 0 && a == skip {
-				skip = 0
-				continue
-			}
-			if a == atom.Noscript && inNoscript {
-				inNoscript = false
-				t := strings.ToLower(noscript.String())
-				if strings.Contains(t, "javascript") || strings.Contains(t, "enable js") {
-					s.NoScriptJS = true
-				}
-			}
-			if rootOpen > 0 {
-				if depth == 0 {
-					closeRoot()
-				} else {
-					depth--
-				}
-			}
-		case html.TextToken:
-			text := z.Text()
-			if skip == atom.Script {
-				s.ScriptBytes += len(text)
-				continue
-			}
-			if skip != 0 {
-				continue
-			}
-			if inNoscript {
-				noscript.Write(text)
-				continue
-			}
-			n := len(strings.Join(strings.Fields(string(text)), " "))
-			if n > 0 && rootOpen > 0 {
-				rootEmpty = false
-			}
-			s.TextBytes += n
-		}
-	}
-}
+// readBase is the page URL Read gives extraction: signals do not depend
+// on it.
+var readBase = &url.URL{Scheme: "http", Host: "signals.invalid", Path: "/"}
 
-func voidElement(a atom.Atom) bool {
-	switch a {
-	case atom.Area, atom.Base, atom.Br, atom.Col, atom.Embed, atom.Hr, atom.Img, atom.Input,
-		atom.Link, atom.Meta, atom.Source, atom.Track, atom.Wbr:
-		return true
+// Read reads the signals of an HTML page decoded to UTF-8, as the crawl
+// does in its pass over a page (extract.HTML with Options.Signals).
+func Read(body []byte) Signals {
+	d, err := extract.HTML(readBase, body, &extract.Options{ContentType: "text/html; charset=utf-8", Signals: true})
+	if err != nil {
+		return Signals{}
 	}
-	return false
+	return Signals(d.Signals)
 }
 
 // Thresholds of the trigger; see docs/decisions.md.
