@@ -462,8 +462,10 @@ type warcioRecord struct {
 }
 
 // readWarcio runs tools/warcio/check.mjs over all the files and fails on
-// every problem it reports. It returns nil when warcio.js is not
-// available and not required.
+// every problem it reports. When warcio.js is not available, and not
+// required, it says so in the test's log and returns nil: the caller
+// leaves out what it would check with the report (or skips, when that
+// is all it checks), and goes on with the rest.
 func readWarcio(t *testing.T, paths []string, fault faultFunc) *warcioReport {
 	t.Helper()
 	unavailable := func(format string, args ...any) *warcioReport {
@@ -471,7 +473,7 @@ func readWarcio(t *testing.T, paths []string, fault faultFunc) *warcioReport {
 		if os.Getenv("GODWIT_REQUIRE_WARCIO") == "1" {
 			t.Fatalf("warcio.js: "+format+" (GODWIT_REQUIRE_WARCIO=1)", args...)
 		}
-		t.Skipf("warcio.js: "+format+"; run npm ci --prefix tools/warcio (GODWIT_REQUIRE_WARCIO=1 makes this a failure)", args...)
+		t.Logf("warcio.js not checked: "+format+"; run npm ci --prefix tools/warcio (GODWIT_REQUIRE_WARCIO=1 makes this a failure)", args...)
 		return nil
 	}
 	node, err := exec.LookPath("node")
@@ -581,7 +583,11 @@ func TestWARCReadersHarness(t *testing.T) {
 	}{
 		{"warc.Verify", func(t *testing.T, fault faultFunc) { verifyOurs(t, []string{path}, fault) }},
 		{"nlnwa", func(t *testing.T, fault faultFunc) { readNlnwa(t, []string{path}, fault) }},
-		{"warcio", func(t *testing.T, fault faultFunc) { readWarcio(t, []string{path}, fault) }},
+		{"warcio", func(t *testing.T, fault faultFunc) {
+			if readWarcio(t, []string{path}, fault) == nil {
+				t.Skip("warcio.js is not available")
+			}
+		}},
 	} {
 		t.Run(reader.name, func(t *testing.T) {
 			got := map[string]bool{}
@@ -622,12 +628,10 @@ type iaResult struct{ records int }
 //     digest; WARC-Truncated says the block holds less.
 func verifyIA(t *testing.T, paths []string, fault faultFunc) iaResult {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "iawarc")
-	build := exec.Command("go", "build", "-o", bin, "github.com/internetarchive/gowarc/cmd")
-	build.Dir = iaDir
-	if out, err := build.CombinedOutput(); err != nil {
+	bin, err := builds.binary("iawarc", iaDir, "github.com/internetarchive/gowarc/cmd")
+	if err != nil {
 		if os.Getenv("GODWIT_REQUIRE_WARCIO") == "1" {
-			t.Fatalf("building internetarchive/gowarc: %v\n%s", err, out)
+			t.Fatalf("building internetarchive/gowarc: %v", err)
 		}
 		t.Logf("internetarchive/gowarc not checked: cannot build it (%v); GODWIT_REQUIRE_WARCIO=1 makes this a failure", err)
 		return iaResult{}
