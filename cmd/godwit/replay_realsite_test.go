@@ -1,18 +1,16 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
-	"github.com/godwit-crawler/godwit/internal/wacz"
 )
 
 // pythonDocs is where Debian's python3.11-doc puts the Python
@@ -29,16 +27,9 @@ const pythonDocs = "/usr/share/doc/python3.11/html"
 // python3.11-doc, Chromium and the replaywebpage package, and is skipped
 // without them.
 func TestReplayPythonDocsInBrowser(t *testing.T) {
-	rwp := os.Getenv(replayWebPageEnv)
-	if rwp == "" {
-		t.Skipf("%s is not set: no ReplayWeb.page to replay in", replayWebPageEnv)
-	}
+	tools := replayBrowserTools(t)
 	if _, err := os.Stat(filepath.Join(pythonDocs, "_static", "basic.css")); err != nil {
 		t.Skip("no Python documentation (apt-get install python3.11-doc)")
-	}
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("no Chromium")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -55,25 +46,8 @@ func TestReplayPythonDocsInBrowser(t *testing.T) {
 	s.Delay = time.Millisecond
 	s.MaxDepth = 1 // the page, the pages it links to (~30) and their requisites
 	crawlInProcess(t, s, []string{page})
-	dir := t.TempDir()
-	waczFile := filepath.Join(dir, "crawl.wacz")
-	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", waczFile, "--data", s.Data); code != 0 {
-		t.Fatalf("export wacz: exit %d: %s", code, errOut)
-	}
-	rl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: wacz.ReplayHandler(waczFile, rwp, page)}
-	go srv.Serve(rl)
-	t.Cleanup(func() { srv.Close() })
 
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	cdp := startChromium(ctx, t, chromium, dir)
-	if _, err := cdp.call(ctx, "Page.enable", nil); err != nil {
-		t.Fatal(err)
-	}
+	b := startBrowserReplay(t, tools, s.Data, page)
 	// The style of: the sidebar (basic.css floats and sizes it; its
 	// overflow-wrap is basic.css's alone), the related bar (classic.css's
 	// colours) and the body (pydoctheme.css's font).
@@ -88,15 +62,15 @@ func TestReplayPythonDocsInBrowser(t *testing.T) {
 	type style struct{ SideWrap, SideFloat, RelBg, BodyFont, Ready string }
 
 	// The live page's style, as the site serves it.
-	if _, err := cdp.call(ctx, "Page.navigate", map[string]any{"url": page}); err != nil {
+	if _, err := b.cdp.call(b.ctx, "Page.navigate", map[string]any{"url": page}); err != nil {
 		t.Fatal(err)
 	}
 	var live style
 	for live.Ready != "complete" {
-		if ctx.Err() != nil {
+		if b.ctx.Err() != nil {
 			t.Fatal("the live page did not load")
 		}
-		res, err := cdp.call(ctx, "Runtime.evaluate", map[string]any{"expression": probe, "returnByValue": true})
+		res, err := b.cdp.call(b.ctx, "Runtime.evaluate", map[string]any{"expression": probe, "returnByValue": true})
 		if err == nil {
 			var v struct{ Result struct{ Value string } }
 			if json.Unmarshal(res, &v) == nil {
@@ -110,28 +84,11 @@ func TestReplayPythonDocsInBrowser(t *testing.T) {
 	}
 
 	// The replayed page's.
-	if _, err := cdp.call(ctx, "Page.navigate", map[string]any{"url": "http://" + rl.Addr().String() + "/"}); err != nil {
-		t.Fatal(err)
-	}
-	var last string
-	for {
-		if frame := replayedFrame(ctx, cdp, page); frame != "" {
-			if v, err := evalInFrame(ctx, cdp, frame, probe); err == nil {
-				last = v
-				var got style
-				if json.Unmarshal([]byte(v), &got) == nil && got.Ready == "complete" && got == live {
-					t.Logf("replayed with the live page's style: %s", v)
-					break
-				}
-			}
-		}
-		if ctx.Err() != nil {
-			shot(t, cdp, dir)
-			t.Fatalf("the replayed page's style never became the live page's %+v; last probe %s", live, last)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	shot(t, cdp, dir)
+	v := b.replay(t, probe, fmt.Sprintf("took the live page's style %+v", live), func(v string) bool {
+		var got style
+		return json.Unmarshal([]byte(v), &got) == nil && got.Ready == "complete" && got == live
+	})
+	t.Logf("replayed with the live page's style: %s", v)
 }
 
 // TestReplaySPAInBrowser: a page whose text and links a script builds
@@ -141,14 +98,7 @@ func TestReplayPythonDocsInBrowser(t *testing.T) {
 // them through godwit, so the replayed script finds them in the archive.
 // Needs Chromium and the replaywebpage package; skipped without them.
 func TestReplaySPAInBrowser(t *testing.T) {
-	rwp := os.Getenv(replayWebPageEnv)
-	if rwp == "" {
-		t.Skipf("%s is not set: no ReplayWeb.page to replay in", replayWebPageEnv)
-	}
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("no Chromium")
-	}
+	tools := replayBrowserTools(t)
 	web, addr := startWeb(t, fakeweb.Config{Hosts: 1, PagesPerHost: 3, Seed: 7, SPA: true})
 	page := "http://h0." + web.Config().Domain + "/"
 	s := testSettings(t, addr)
@@ -159,52 +109,18 @@ func TestReplaySPAInBrowser(t *testing.T) {
 	if res.Render.Pages == 0 {
 		t.Fatalf("nothing rendered: %+v", res.Render)
 	}
-	dir := t.TempDir()
-	waczFile := filepath.Join(dir, "crawl.wacz")
-	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", waczFile, "--data", s.Data); code != 0 {
-		t.Fatalf("export wacz: exit %d: %s", code, errOut)
-	}
-	rl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: wacz.ReplayHandler(waczFile, rwp, page)}
-	go srv.Serve(rl)
-	t.Cleanup(func() { srv.Close() })
 
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	cdp := startChromium(ctx, t, chromium, dir)
-	if _, err := cdp.call(ctx, "Page.enable", nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cdp.call(ctx, "Page.navigate", map[string]any{"url": "http://" + rl.Addr().String() + "/"}); err != nil {
-		t.Fatal(err)
-	}
+	b := startBrowserReplay(t, tools, s.Data, page)
 	// The shell's root is empty as archived; only the replayed script,
 	// reading the archived JSON, fills it with a heading and links.
 	const probe = `JSON.stringify({h1: (document.querySelector("#root h1") || {}).textContent || "",
 		links: document.querySelectorAll("#root ul.links a[href]").length})`
-	var last string
-	for {
-		if frame := replayedFrame(ctx, cdp, page); frame != "" {
-			if v, err := evalInFrame(ctx, cdp, frame, probe); err == nil {
-				last = v
-				var got struct {
-					H1    string
-					Links int
-				}
-				if json.Unmarshal([]byte(v), &got) == nil && got.H1 != "" && got.Links > 0 {
-					t.Logf("replayed with its script-built content: %s", v)
-					break
-				}
-			}
+	v := b.replay(t, probe, "showed its script-built heading and links", func(v string) bool {
+		var got struct {
+			H1    string
+			Links int
 		}
-		if ctx.Err() != nil {
-			shot(t, cdp, dir)
-			t.Fatalf("the replayed page never showed its script-built heading and links; last probe %s", last)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	shot(t, cdp, dir)
+		return json.Unmarshal([]byte(v), &got) == nil && got.H1 != "" && got.Links > 0
+	})
+	t.Logf("replayed with its script-built content: %s", v)
 }
