@@ -266,7 +266,9 @@ func TestBinaryInterrupt(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
+	defer cmd.Process.Kill() // if the wait fails the test
+	// Interrupted once it is crawling.
+	waitUntil(t, nil, "the crawl fetches", func() bool { return fetchReport(t, addr, "50ms").PageRequests >= 5 })
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
 	if err != nil {
