@@ -41,12 +41,13 @@ const replayWebPageEnv = "GODWIT_REPLAYWEBPAGE"
 // Chromium. The replayed home
 // page must show its stylesheet applied (the <h1> colour that base.css,
 // imported by site.css, sets) and its image loaded from the archive
-// (naturalWidth 2). The screenshot is kept as replay.png in
+// (naturalWidth 2). The screenshot is kept as TestReplayInBrowser.png in
 // $GODWIT_ARTIFACTS (CI's artifacts), or the test's temp dir. It
 // needs Chromium and the replaywebpage package (see replayWebPageEnv),
 // and is skipped without them.
 func TestReplayInBrowser(t *testing.T) {
 	tools := replayBrowserTools(t)
+	t.Parallel() // judged by what the browser shows, not by when: see replayBrowserTools
 	_, addr := startWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 6, Seed: 5, Requisites: true})
 	s := testSettings(t, addr)
 	s.MaxDepth = 1
@@ -75,6 +76,11 @@ type replayTools struct{ replayWeb, chromium string }
 
 // replayBrowserTools finds the replaywebpage package (replayWebPageEnv)
 // and Chromium, and skips the test without either.
+//
+// The replay tests run in parallel (t.Parallel) with each other and the
+// package's other parallel tests, after its sequential ones: nothing in
+// them is judged by time but their 90 s deadline, which allows for a
+// busy machine many times over.
 func replayBrowserTools(t *testing.T) replayTools {
 	t.Helper()
 	rwp := os.Getenv(replayWebPageEnv)
@@ -163,8 +169,9 @@ func (b *browserReplay) replay(t *testing.T, probe, what string, ok func(string)
 // be able to look at after the run (CI sets it: .ci/run).
 const artifactsEnv = "GODWIT_ARTIFACTS"
 
-// shot saves a screenshot of the page as replay.png in dir, and in
-// $GODWIT_ARTIFACTS when it is set (dir goes with the test).
+// shot saves a screenshot of the page in dir, or in $GODWIT_ARTIFACTS
+// when it is set (dir goes with the test), named after the test: the
+// replay tests run in parallel.
 func shot(t *testing.T, cdp *cdpConn, dir string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -183,7 +190,7 @@ func shot(t *testing.T, cdp *cdpConn, dir string) {
 			dir = a
 		}
 	}
-	p := filepath.Join(dir, "replay.png")
+	p := filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_")+".png")
 	if err := os.WriteFile(p, b, 0o644); err == nil {
 		t.Logf("screenshot: %s", p)
 	}

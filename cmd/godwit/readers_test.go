@@ -53,6 +53,10 @@ func TestBinaryWARCReaders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crawls a hostile web and reads its WARC files three times")
 	}
+	// In parallel with the package's other parallel tests (the browser
+	// replays), after its sequential ones: the crawl mostly waits (on
+	// timeouts and Retry-After), and nothing here is judged by time.
+	t.Parallel()
 	cfg := fakeweb.Config{
 		Hosts:        4,
 		PagesPerHost: 16,

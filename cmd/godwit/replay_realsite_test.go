@@ -28,6 +28,7 @@ const pythonDocs = "/usr/share/doc/python3.11/html"
 // without them.
 func TestReplayPythonDocsInBrowser(t *testing.T) {
 	tools := replayBrowserTools(t)
+	t.Parallel() // see replayBrowserTools
 	if _, err := os.Stat(filepath.Join(pythonDocs, "_static", "basic.css")); err != nil {
 		t.Skip("no Python documentation (apt-get install python3.11-doc)")
 	}
@@ -99,6 +100,7 @@ func TestReplayPythonDocsInBrowser(t *testing.T) {
 // Needs Chromium and the replaywebpage package; skipped without them.
 func TestReplaySPAInBrowser(t *testing.T) {
 	tools := replayBrowserTools(t)
+	t.Parallel() // see replayBrowserTools
 	web, addr := startWeb(t, fakeweb.Config{Hosts: 1, PagesPerHost: 3, Seed: 7, SPA: true})
 	page := "http://h0." + web.Config().Domain + "/"
 	s := testSettings(t, addr)
