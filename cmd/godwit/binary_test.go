@@ -18,36 +18,79 @@ import (
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+// builds are the programs the tests build, each once per test process,
+// in a directory TestMain removes at the end.
+var builds = &built{}
+
+type built struct {
+	mu   sync.Mutex
+	dir  string
+	bins map[string]*builtBinary // by name
+}
+
+type builtBinary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// binary builds pkg (go build, run in srcDir) as name the first time it
+// is asked for, and returns its path, or why it could not be built.
+func (b *built) binary(name, srcDir, pkg string) (string, error) {
+	b.mu.Lock()
+	if b.bins == nil {
+		b.bins = map[string]*builtBinary{}
+	}
+	bin := b.bins[name]
+	if bin == nil {
+		bin = &builtBinary{}
+		b.bins[name] = bin
+	}
+	b.mu.Unlock()
+	bin.once.Do(func() {
+		b.mu.Lock()
+		if b.dir == "" {
+			b.dir, bin.err = os.MkdirTemp("", "godwit-bin-")
+		}
+		dir := b.dir
+		b.mu.Unlock()
+		if bin.err != nil {
+			return
+		}
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			bin.err = err
+			return
+		}
+		path := filepath.Join(dir, name)
+		build := exec.Command(goTool, "build", "-o", path, pkg)
+		build.Dir = srcDir
+		if out, err := build.CombinedOutput(); err != nil {
+			bin.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+			return
+		}
+		bin.path = path
+	})
+	return bin.path, bin.err
+}
+
+// remove deletes what was built.
+func (b *built) remove() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
+}
 
 // godwitBinary builds the godwit binary once per test process.
 func godwitBinary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "godwit-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "godwit")
-		out, err := exec.Command(goTool, "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	path, err := builds.binary("godwit", ".", ".")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return binPath
+	return path
 }
 
 type cmdResult struct {
@@ -223,7 +266,9 @@ func TestBinaryInterrupt(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
+	defer cmd.Process.Kill() // if the wait fails the test
+	// Interrupted once it is crawling.
+	waitUntil(t, nil, "the crawl fetches", func() bool { return fetchReport(t, addr, "50ms").PageRequests >= 5 })
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,7 +22,7 @@ import (
 // the nodes' budgets together.
 func TestClusterCrawlDirect(t *testing.T) {
 	clusterTest(t)
-	web, err := fakeweb.New(fakeweb.Config{
+	web := newDirectWeb(t, fakeweb.Config{
 		Hosts:        60,
 		PagesPerHost: 6,
 		Seed:         21,
@@ -32,25 +31,15 @@ func TestClusterCrawlDirect(t *testing.T) {
 		Robots: []fakeweb.RobotsKind{
 			fakeweb.RobotsAllow, fakeweb.RobotsDisallow, fakeweb.RobotsCrawlDelay, fakeweb.RobotsNotFound,
 		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer web.Close()
-	resolve, caFile := startDirectWeb(t, web, []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"})
-	seeds := filepath.Join(t.TempDir(), "seeds.txt")
-	if err := os.WriteFile(seeds, []byte(strings.Join(web.Seeds(), "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	}, directLoopback...)
+	seeds := seedsFile(t, web.Seeds())
 	nats := startNATS(t)
 	var nodes []*crawlProcess
 	for i := 1; i <= 3; i++ {
 		args := []string{"--cluster", nats, "--crawl", "direct", "--node", "n" + strconv.Itoa(i),
-			"--data", filepath.Join(t.TempDir(), "d"), "--allow-private", "--delay", "20ms", "--workers", "8",
-			"--admin", "off", "--cluster-ttl", "3s", "--timeout", "5s", "--ca-cert", caFile, "--http2", "auto"}
-		for _, r := range resolve {
-			args = append(args, "--resolve", r)
-		}
+			"--data", filepath.Join(t.TempDir(), "d"), "--delay", "20ms", "--workers", "8",
+			"--admin", "off", "--cluster-ttl", "3s", "--timeout", "5s", "--http2", "auto"}
+		args = append(args, web.args()...)
 		if i == 1 {
 			args = append(args, "--seeds", seeds)
 		}

@@ -671,10 +671,7 @@ func TestClusterEndlessTraps(t *testing.T) {
 	clusterTest(t)
 	nats := startNATS(t)
 	web, addr := startShapes(t, fakeweb.ShapesConfig{Hosts: 20, Articles: 300, Traps: true, Pagination: 500})
-	seeds := filepath.Join(t.TempDir(), "seeds.txt")
-	if err := os.WriteFile(seeds, []byte(strings.Join(web.Seeds(), "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	seeds := seedsFile(t, web.Seeds())
 	nodes, _ := clusterNodes{nats: nats, crawl: "traps", web: addr, seeds: seeds,
 		extra: []string{"--delay", "5ms"}}.start(t, 3)
 	waitEnded(t, addr, 3*time.Minute, nodes...)

@@ -41,81 +41,128 @@ const replayWebPageEnv = "GODWIT_REPLAYWEBPAGE"
 // Chromium. The replayed home
 // page must show its stylesheet applied (the <h1> colour that base.css,
 // imported by site.css, sets) and its image loaded from the archive
-// (naturalWidth 2). The screenshot is kept as replay.png in
+// (naturalWidth 2). The screenshot is kept as TestReplayInBrowser.png in
 // $GODWIT_ARTIFACTS (CI's artifacts), or the test's temp dir. It
 // needs Chromium and the replaywebpage package (see replayWebPageEnv),
 // and is skipped without them.
 func TestReplayInBrowser(t *testing.T) {
-	rwp := os.Getenv(replayWebPageEnv)
-	if rwp == "" {
-		t.Skipf("%s is not set: no ReplayWeb.page to replay in", replayWebPageEnv)
-	}
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		if chromium, err = exec.LookPath("chromium-browser"); err != nil {
-			t.Skip("no Chromium")
-		}
-	}
+	tools := replayBrowserTools(t)
+	t.Parallel() // judged by what the browser shows, not by when: see replayBrowserTools
 	_, addr := startWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 6, Seed: 5, Requisites: true})
 	s := testSettings(t, addr)
 	s.MaxDepth = 1
 	crawlInProcess(t, s, []string{"http://h0.fake.test/"})
-	dir := t.TempDir()
-	waczFile := filepath.Join(dir, "crawl.wacz")
-	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", waczFile, "--data", s.Data); code != 0 {
-		t.Fatalf("export wacz: exit %d: %s", code, errOut)
-	}
 
-	// The page godwit replay serves, with ReplayWeb.page from its package.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: wacz.ReplayHandler(waczFile, rwp, "http://h0.fake.test/")}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	cdp := startChromium(ctx, t, chromium, dir)
-	if _, err := cdp.call(ctx, "Page.enable", nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cdp.call(ctx, "Page.navigate", map[string]any{"url": "http://" + ln.Addr().String() + "/"}); err != nil {
-		t.Fatal(err)
-	}
-
-	// Wait for the replayed page's frame, then for its image and style.
+	b := startBrowserReplay(t, tools, s.Data, "http://h0.fake.test/")
+	// The replayed page's image and style.
 	const probe = `JSON.stringify({color: document.querySelector("h1") ? getComputedStyle(document.querySelector("h1")).color : "",
 		img: document.images.length ? document.images[0].naturalWidth : -1,
 		complete: document.images.length ? document.images[0].complete : false,
 		src: document.images.length ? document.images[0].currentSrc : ""})`
+	v := b.replay(t, probe, "showed its style and image", func(v string) bool {
+		var got struct {
+			Color    string
+			Img      int
+			Complete bool
+		}
+		return json.Unmarshal([]byte(v), &got) == nil && got.Complete && got.Img == 2 && got.Color == "rgb(1, 2, 3)"
+	})
+	t.Logf("replayed: %s", v)
+}
+
+// replayTools are what a replay in a browser needs: ReplayWeb.page's
+// package directory and Chromium.
+type replayTools struct{ replayWeb, chromium string }
+
+// replayBrowserTools finds the replaywebpage package (replayWebPageEnv)
+// and Chromium, and skips the test without either.
+//
+// The replay tests run in parallel (t.Parallel) with each other and the
+// package's other parallel tests, after its sequential ones: nothing in
+// them is judged by time but their 90 s deadline, which allows for a
+// busy machine many times over.
+func replayBrowserTools(t *testing.T) replayTools {
+	t.Helper()
+	rwp := os.Getenv(replayWebPageEnv)
+	if rwp == "" {
+		t.Skipf("%s is not set: no ReplayWeb.page to replay in", replayWebPageEnv)
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return replayTools{replayWeb: rwp, chromium: path}
+		}
+	}
+	t.Skip("no Chromium")
+	return replayTools{}
+}
+
+// browserReplay is the crawl of a data directory, packaged as a WACZ and
+// served as godwit replay serves it (with ReplayWeb.page from its
+// package), and a headless Chromium to replay it in, on a page of its
+// own; both end with the test.
+type browserReplay struct {
+	ctx    context.Context // the replay's deadline: 90 s from its start
+	cdp    *cdpConn
+	dir    string // the WACZ and the screenshot (shot)
+	server string // the replay page's URL
+	page   string // the archived page replayed
+}
+
+// startBrowserReplay exports the crawl in data (godwit export wacz),
+// serves it to replay page, and starts Chromium with its page events
+// enabled.
+func startBrowserReplay(t *testing.T, tools replayTools, data, page string) *browserReplay {
+	t.Helper()
+	dir := t.TempDir()
+	waczFile := filepath.Join(dir, "crawl.wacz")
+	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", waczFile, "--data", data); code != 0 {
+		t.Fatalf("export wacz: exit %d: %s", code, errOut)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: wacz.ReplayHandler(waczFile, tools.replayWeb, page)}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	t.Cleanup(cancel)
+	cdp := startChromium(ctx, t, tools.chromium, dir)
+	if _, err := cdp.call(ctx, "Page.enable", nil); err != nil {
+		t.Fatal(err)
+	}
+	return &browserReplay{ctx: ctx, cdp: cdp, dir: dir, server: "http://" + ln.Addr().String() + "/", page: page}
+}
+
+// replay opens the replay page and evaluates probe, an expression that
+// gives a string, in the frame replaying the archived page until ok
+// accepts what it gives, and returns that. It fails the test, saying
+// the page never did what (and the last probe), when that takes longer
+// than the replay's deadline. The screenshot is kept (shot) either way.
+func (b *browserReplay) replay(t *testing.T, probe, what string, ok func(string) bool) string {
+	t.Helper()
+	if _, err := b.cdp.call(b.ctx, "Page.navigate", map[string]any{"url": b.server}); err != nil {
+		t.Fatal(err)
+	}
 	var last string
 	for {
-		if ctx.Err() != nil {
-			shot(t, cdp, dir)
-			t.Fatalf("the replayed page never showed its style and image; last probe %s", last)
-		}
-		if frame := replayedFrame(ctx, cdp, "http://h0.fake.test/"); frame != "" {
-			if v, err := evalInFrame(ctx, cdp, frame, probe); err == nil {
+		if frame := replayedFrame(b.ctx, b.cdp, b.page); frame != "" {
+			if v, err := evalInFrame(b.ctx, b.cdp, frame, probe); err == nil {
 				last = v
-				var got struct {
-					Color    string
-					Img      int
-					Complete bool
-				}
-				if json.Unmarshal([]byte(v), &got) == nil && got.Complete && got.Img == 2 && got.Color == "rgb(1, 2, 3)" {
-					t.Logf("replayed: %s", v)
-					break
+				if ok(v) {
+					shot(t, b.cdp, b.dir)
+					return v
 				}
 			}
 		}
 		select {
-		case <-ctx.Done():
+		case <-b.ctx.Done():
+			shot(t, b.cdp, b.dir)
+			t.Fatalf("the replayed page never %s; last probe %s", what, last)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
-	shot(t, cdp, dir)
 }
 
 // TestReplayWaitsForServiceWorker: ReplayWeb.page's embed opens its
@@ -244,8 +291,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // be able to look at after the run (CI sets it: .ci/run).
 const artifactsEnv = "GODWIT_ARTIFACTS"
 
-// shot saves a screenshot of the page as replay.png in dir, and in
-// $GODWIT_ARTIFACTS when it is set (dir goes with the test).
+// shot saves a screenshot of the page in dir, or in $GODWIT_ARTIFACTS
+// when it is set (dir goes with the test), named after the test: the
+// replay tests run in parallel.
 func shot(t *testing.T, cdp *cdpConn, dir string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -264,7 +312,7 @@ func shot(t *testing.T, cdp *cdpConn, dir string) {
 			dir = a
 		}
 	}
-	p := filepath.Join(dir, "replay.png")
+	p := filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_")+".png")
 	if err := os.WriteFile(p, b, 0o644); err == nil {
 		t.Logf("screenshot: %s", p)
 	}

@@ -42,22 +42,9 @@ func TestBinaryCrashResumeDirect(t *testing.T) {
 	}
 	cfg := fakewebConfigForCrashTest()
 	cfg.HTTPS = true
-	web, err := fakeweb.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer web.Close()
-	resolve, caFile := startDirectWeb(t, web, []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"})
-	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	if err := os.WriteFile(seeds, []byte(strings.Join(web.Seeds(), "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"--seeds", seeds, "--allow-private", "--ca-cert", caFile}
-	for _, r := range resolve {
-		args = append(args, "--resolve", r)
-	}
-	r := testCrashResume(t, cfg, dir, args, 6, func() fakeweb.Report {
+	web := newDirectWeb(t, cfg, directLoopback...)
+	args := append([]string{"--seeds", seedsFile(t, web.Seeds())}, web.args()...)
+	r := testCrashResume(t, cfg, t.TempDir(), args, 6, func() fakeweb.Report {
 		return web.Report(fakeweb.Judge{Delay: 30 * time.Millisecond})
 	})
 	for _, q := range web.Requests() {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -53,10 +52,7 @@ func TestBinaryHostileWeb(t *testing.T) {
 		HostileConfig: fakeweb.HostileConfig{Every: 4},
 	})
 	dir := t.TempDir()
-	seeds := filepath.Join(dir, "seeds.txt")
-	if err := os.WriteFile(seeds, []byte(strings.Join(web.Seeds(), "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	seeds := seedsFile(t, web.Seeds())
 	config := writeConfig(t, dir, `robots:
   retries: 3
   backoff: 200ms

@@ -73,14 +73,13 @@ func TestRenderSPAWeb(t *testing.T) {
 	if ia := verifyIA(t, paths, fault); ia.records != theirs.records {
 		t.Errorf("internetarchive/gowarc read %d records, nlnwa/gowarc %d", ia.records, theirs.records)
 	}
+	if w := readWarcio(t, paths, fault); w != nil && w.Records != theirs.records {
+		t.Errorf("warcio read %d records, nlnwa/gowarc %d", w.Records, theirs.records)
+	}
 	never, _ := crawlSPA("never")
 	if never.RenderedOnlyCovered != 0 || never.ScrollOnlyCovered != 0 {
 		t.Errorf("--render never covered %d rendered-only and %d scroll-only pages, want none (only the shells)",
 			never.RenderedOnlyCovered, never.ScrollOnlyCovered)
-	}
-	// Last: without warcio.js installed, readWarcio skips the test.
-	if w := readWarcio(t, paths, fault); w != nil && w.Records != theirs.records {
-		t.Errorf("warcio read %d records, nlnwa/gowarc %d", w.Records, theirs.records)
 	}
 }
 
@@ -237,10 +236,7 @@ func TestClusterRender(t *testing.T) {
 		t.Skip("chromium is not installed: rendering is not tested")
 	}
 	web, addr := startWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 5, Seed: 7, SPA: true})
-	seeds := filepath.Join(t.TempDir(), "seeds.txt")
-	if err := os.WriteFile(seeds, []byte(strings.Join(web.Seeds(), "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	seeds := seedsFile(t, web.Seeds())
 	nats := startNATS(t)
 	var nodes []*crawlProcess
 	for i := 1; i <= 2; i++ {

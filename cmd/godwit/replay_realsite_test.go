@@ -1,18 +1,16 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
-	"github.com/godwit-crawler/godwit/internal/wacz"
 )
 
 // pythonDocs is where Debian's python3.11-doc puts the Python
@@ -29,16 +27,10 @@ const pythonDocs = "/usr/share/doc/python3.11/html"
 // python3.11-doc, Chromium and the replaywebpage package, and is skipped
 // without them.
 func TestReplayPythonDocsInBrowser(t *testing.T) {
-	rwp := os.Getenv(replayWebPageEnv)
-	if rwp == "" {
-		t.Skipf("%s is not set: no ReplayWeb.page to replay in", replayWebPageEnv)
-	}
+	tools := replayBrowserTools(t)
+	t.Parallel() // see replayBrowserTools
 	if _, err := os.Stat(filepath.Join(pythonDocs, "_static", "basic.css")); err != nil {
 		t.Skip("no Python documentation (apt-get install python3.11-doc)")
-	}
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("no Chromium")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -55,25 +47,8 @@ func TestReplayPythonDocsInBrowser(t *testing.T) {
 	s.Delay = time.Millisecond
 	s.MaxDepth = 1 // the page, the pages it links to (~30) and their requisites
 	crawlInProcess(t, s, []string{page})
-	dir := t.TempDir()
-	waczFile := filepath.Join(dir, "crawl.wacz")
-	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", waczFile, "--data", s.Data); code != 0 {
-		t.Fatalf("export wacz: exit %d: %s", code, errOut)
-	}
-	rl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: wacz.ReplayHandler(waczFile, rwp, page)}
-	go srv.Serve(rl)
-	t.Cleanup(func() { srv.Close() })
 
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	cdp := startChromium(ctx, t, chromium, dir)
-	if _, err := cdp.call(ctx, "Page.enable", nil); err != nil {
-		t.Fatal(err)
-	}
+	b := startBrowserReplay(t, tools, s.Data, page)
 	// The style of: the sidebar (basic.css floats and sizes it; its
 	// overflow-wrap is basic.css's alone), the related bar (classic.css's
 	// colours) and the body (pydoctheme.css's font).
@@ -88,15 +63,15 @@ func TestReplayPythonDocsInBrowser(t *testing.T) {
 	type style struct{ SideWrap, SideFloat, RelBg, BodyFont, Ready string }
 
 	// The live page's style, as the site serves it.
-	if _, err := cdp.call(ctx, "Page.navigate", map[string]any{"url": page}); err != nil {
+	if _, err := b.cdp.call(b.ctx, "Page.navigate", map[string]any{"url": page}); err != nil {
 		t.Fatal(err)
 	}
 	var live style
 	for live.Ready != "complete" {
-		if ctx.Err() != nil {
+		if b.ctx.Err() != nil {
 			t.Fatal("the live page did not load")
 		}
-		res, err := cdp.call(ctx, "Runtime.evaluate", map[string]any{"expression": probe, "returnByValue": true})
+		res, err := b.cdp.call(b.ctx, "Runtime.evaluate", map[string]any{"expression": probe, "returnByValue": true})
 		if err == nil {
 			var v struct{ Result struct{ Value string } }
 			if json.Unmarshal(res, &v) == nil {
@@ -110,28 +85,11 @@ func TestReplayPythonDocsInBrowser(t *testing.T) {
 	}
 
 	// The replayed page's.
-	if _, err := cdp.call(ctx, "Page.navigate", map[string]any{"url": "http://" + rl.Addr().String() + "/"}); err != nil {
-		t.Fatal(err)
-	}
-	var last string
-	for {
-		if frame := replayedFrame(ctx, cdp, page); frame != "" {
-			if v, err := evalInFrame(ctx, cdp, frame, probe); err == nil {
-				last = v
-				var got style
-				if json.Unmarshal([]byte(v), &got) == nil && got.Ready == "complete" && got == live {
-					t.Logf("replayed with the live page's style: %s", v)
-					break
-				}
-			}
-		}
-		if ctx.Err() != nil {
-			shot(t, cdp, dir)
-			t.Fatalf("the replayed page's style never became the live page's %+v; last probe %s", live, last)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	shot(t, cdp, dir)
+	v := b.replay(t, probe, fmt.Sprintf("took the live page's style %+v", live), func(v string) bool {
+		var got style
+		return json.Unmarshal([]byte(v), &got) == nil && got.Ready == "complete" && got == live
+	})
+	t.Logf("replayed with the live page's style: %s", v)
 }
 
 // TestReplaySPAInBrowser: a page whose text and links a script builds
@@ -141,14 +99,8 @@ func TestReplayPythonDocsInBrowser(t *testing.T) {
 // them through godwit, so the replayed script finds them in the archive.
 // Needs Chromium and the replaywebpage package; skipped without them.
 func TestReplaySPAInBrowser(t *testing.T) {
-	rwp := os.Getenv(replayWebPageEnv)
-	if rwp == "" {
-		t.Skipf("%s is not set: no ReplayWeb.page to replay in", replayWebPageEnv)
-	}
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("no Chromium")
-	}
+	tools := replayBrowserTools(t)
+	t.Parallel() // see replayBrowserTools
 	web, addr := startWeb(t, fakeweb.Config{Hosts: 1, PagesPerHost: 3, Seed: 7, SPA: true})
 	page := "http://h0." + web.Config().Domain + "/"
 	s := testSettings(t, addr)
@@ -159,54 +111,20 @@ func TestReplaySPAInBrowser(t *testing.T) {
 	if res.Render.Pages == 0 {
 		t.Fatalf("nothing rendered: %+v", res.Render)
 	}
-	dir := t.TempDir()
-	waczFile := filepath.Join(dir, "crawl.wacz")
-	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", waczFile, "--data", s.Data); code != 0 {
-		t.Fatalf("export wacz: exit %d: %s", code, errOut)
-	}
-	rl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: wacz.ReplayHandler(waczFile, rwp, page)}
-	go srv.Serve(rl)
-	t.Cleanup(func() { srv.Close() })
 
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	cdp := startChromium(ctx, t, chromium, dir)
-	if _, err := cdp.call(ctx, "Page.enable", nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cdp.call(ctx, "Page.navigate", map[string]any{"url": "http://" + rl.Addr().String() + "/"}); err != nil {
-		t.Fatal(err)
-	}
+	b := startBrowserReplay(t, tools, s.Data, page)
 	// The shell's root is empty as archived; only the replayed script,
 	// reading the archived JSON, fills it with a heading and links.
 	const probe = `JSON.stringify({h1: (document.querySelector("#root h1") || {}).textContent || "",
 		links: document.querySelectorAll("#root ul.links a[href]").length})`
-	var last string
-	for {
-		if frame := replayedFrame(ctx, cdp, page); frame != "" {
-			if v, err := evalInFrame(ctx, cdp, frame, probe); err == nil {
-				last = v
-				var got struct {
-					H1    string
-					Links int
-				}
-				if json.Unmarshal([]byte(v), &got) == nil && got.H1 != "" && got.Links > 0 {
-					t.Logf("replayed with its script-built content: %s", v)
-					break
-				}
-			}
+	v := b.replay(t, probe, "showed its script-built heading and links", func(v string) bool {
+		var got struct {
+			H1    string
+			Links int
 		}
-		if ctx.Err() != nil {
-			shot(t, cdp, dir)
-			t.Fatalf("the replayed page never showed its script-built heading and links; last probe %s", last)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	shot(t, cdp, dir)
+		return json.Unmarshal([]byte(v), &got) == nil && got.H1 != "" && got.Links > 0
+	})
+	t.Logf("replayed with its script-built content: %s", v)
 }
 
 // TestReplayHTTP2InBrowser: pages fetched over HTTP/2 (a web served
@@ -216,26 +134,11 @@ func TestReplaySPAInBrowser(t *testing.T) {
 // pages fetched over HTTP/1.1 do. Needs Chromium and the replaywebpage
 // package; skipped without them.
 func TestReplayHTTP2InBrowser(t *testing.T) {
-	rwp := os.Getenv(replayWebPageEnv)
-	if rwp == "" {
-		t.Skipf("%s is not set: no ReplayWeb.page to replay in", replayWebPageEnv)
-	}
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("no Chromium")
-	}
-	web, err := fakeweb.New(fakeweb.Config{Hosts: 2, PagesPerHost: 6, Seed: 5, Requisites: true, HTTPS: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer web.Close()
-	resolve, caFile := startDirectWeb(t, web, []string{"127.0.0.2"})
+	tools := replayBrowserTools(t)
+	t.Parallel() // judged by what the browser shows, not by when: see replayBrowserTools
+	web := newDirectWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 6, Seed: 5, Requisites: true, HTTPS: true}, "127.0.0.2")
 	page := "https://h0.fake.test/"
-	s := testSettings(t, "")
-	s.Proxy = ""
-	s.AllowPrivate = true
-	s.Resolve = resolve
-	s.CACert = caFile
+	s := web.settings(t)
 	s.HTTP2 = "auto"
 	s.MaxDepth = 1
 	crawlInProcess(t, s, []string{page})
@@ -244,53 +147,19 @@ func TestReplayHTTP2InBrowser(t *testing.T) {
 			t.Fatalf("fakeweb saw %s %s, want only HTTP/2", q.Proto, q.RawURL)
 		}
 	}
-	dir := t.TempDir()
-	waczFile := filepath.Join(dir, "crawl.wacz")
-	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", waczFile, "--data", s.Data); code != 0 {
-		t.Fatalf("export wacz: exit %d: %s", code, errOut)
-	}
-	rl, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: wacz.ReplayHandler(waczFile, rwp, page)}
-	go srv.Serve(rl)
-	t.Cleanup(func() { srv.Close() })
-
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	cdp := startChromium(ctx, t, chromium, dir)
-	if _, err := cdp.call(ctx, "Page.enable", nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cdp.call(ctx, "Page.navigate", map[string]any{"url": "http://" + rl.Addr().String() + "/"}); err != nil {
-		t.Fatal(err)
-	}
+	b := startBrowserReplay(t, tools, s.Data, page)
 	// As TestReplayInBrowser: the <h1> colour base.css (imported by
 	// site.css) sets, and the image loaded from the archive.
 	const probe = `JSON.stringify({color: document.querySelector("h1") ? getComputedStyle(document.querySelector("h1")).color : "",
 		img: document.images.length ? document.images[0].naturalWidth : -1,
 		complete: document.images.length ? document.images[0].complete : false})`
-	var last string
-	for {
-		if frame := replayedFrame(ctx, cdp, page); frame != "" {
-			if v, err := evalInFrame(ctx, cdp, frame, probe); err == nil {
-				last = v
-				var got struct {
-					Color    string
-					Img      int
-					Complete bool
-				}
-				if json.Unmarshal([]byte(v), &got) == nil && got.Complete && got.Img == 2 && got.Color == "rgb(1, 2, 3)" {
-					t.Logf("replayed: %s", v)
-					break
-				}
-			}
+	v := b.replay(t, probe, "showed its style and image (fetched over HTTP/2)", func(v string) bool {
+		var got struct {
+			Color    string
+			Img      int
+			Complete bool
 		}
-		if ctx.Err() != nil {
-			shot(t, cdp, dir)
-			t.Fatalf("the page fetched over HTTP/2 never replayed with its style and image; last probe %s", last)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+		return json.Unmarshal([]byte(v), &got) == nil && got.Complete && got.Img == 2 && got.Color == "rgb(1, 2, 3)"
+	})
+	t.Logf("replayed: %s", v)
 }

@@ -80,6 +80,63 @@ func startDirectWeb(t testing.TB, web *fakeweb.Web, addrs []string) (resolve []s
 	return resolve, caFile
 }
 
+// directLoopback are the loopback addresses the direct-web tests serve
+// a web on (three, so that hosts share addresses and addresses differ).
+var directLoopback = []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"}
+
+// directWeb is a simulated web served directly, without a proxy, on
+// loopback addresses (startDirectWeb), for the duration of a test.
+type directWeb struct {
+	*fakeweb.Web
+	resolve []string // the --resolve lines that reach its hosts
+	caFile  string   // its CA's certificate (PEM), for --ca-cert
+}
+
+// newDirectWeb makes the web of cfg and serves it directly on addrs.
+func newDirectWeb(t *testing.T, cfg fakeweb.Config, addrs ...string) *directWeb {
+	t.Helper()
+	web, err := fakeweb.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolve, caFile := startDirectWeb(t, web, addrs)
+	// Registered after startDirectWeb's, so it runs first: Close ends
+	// the responses that hang, which the servers' shutdown waits for.
+	t.Cleanup(func() { web.Close() })
+	return &directWeb{Web: web, resolve: resolve, caFile: caFile}
+}
+
+// settings are testSettings for crawling the web: no proxy, private
+// addresses allowed, its names resolved by --resolve, its CA trusted.
+func (d *directWeb) settings(t *testing.T) crawlSettings {
+	s := testSettings(t, "")
+	s.Proxy = ""
+	s.AllowPrivate = true
+	s.Resolve = d.resolve
+	s.CACert = d.caFile
+	return s
+}
+
+// args are the same as flags of godwit crawl.
+func (d *directWeb) args() []string {
+	args := []string{"--allow-private", "--ca-cert", d.caFile}
+	for _, r := range d.resolve {
+		args = append(args, "--resolve", r)
+	}
+	return args
+}
+
+// seedsFile writes urls, one a line, to a seeds file in a temporary
+// directory of the test and returns its path.
+func seedsFile(t *testing.T, urls []string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "seeds.txt")
+	if err := os.WriteFile(p, []byte(strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestCrawlDirectHTTPS crawls a web served directly (no proxy) over HTTPS
 // on three loopback addresses: godwit resolves every name by --resolve,
 // trusts fakeweb's CA by --ca-cert, dials through its SSRF guard
@@ -95,7 +152,7 @@ func testCrawlDirect(t *testing.T, https bool) {
 		scheme = "https://"
 	}
 	// Issue 25's acceptance web: 60 hosts on 3 addresses.
-	web, err := fakeweb.New(fakeweb.Config{
+	web := newDirectWeb(t, fakeweb.Config{
 		Hosts:        60,
 		PagesPerHost: 4,
 		Seed:         5,
@@ -104,18 +161,8 @@ func testCrawlDirect(t *testing.T, https bool) {
 		Robots: []fakeweb.RobotsKind{
 			fakeweb.RobotsAllow, fakeweb.RobotsDisallow, fakeweb.RobotsCrawlDelay, fakeweb.RobotsNotFound,
 		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer web.Close()
-	resolve, caFile := startDirectWeb(t, web, []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"})
-
-	s := testSettings(t, "")
-	s.Proxy = ""
-	s.AllowPrivate = true
-	s.Resolve = resolve
-	s.CACert = caFile
+	}, directLoopback...)
+	s := web.settings(t)
 	res := crawlInProcess(t, s, web.Seeds())
 	// The IP budget's concurrency is judged; its delay, with the default
 	// concurrency above 1, holds between leases, and a request whose
@@ -142,20 +189,11 @@ func testCrawlDirect(t *testing.T, https bool) {
 // exchanges in HTTP/1.1 form with WARC-Protocol: h2 and tls/1.3, pass our
 // verifier and the independent readers.
 func TestCrawlDirectHTTP2(t *testing.T) {
-	web, err := fakeweb.New(fakeweb.Config{
+	web := newDirectWeb(t, fakeweb.Config{
 		Hosts: 60, PagesPerHost: 4, Seed: 9, HTTPS: true, CrawlDelay: 100 * time.Millisecond, // issue 25's acceptance web
 		Robots: []fakeweb.RobotsKind{fakeweb.RobotsAllow, fakeweb.RobotsCrawlDelay, fakeweb.RobotsNotFound},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer web.Close()
-	resolve, caFile := startDirectWeb(t, web, []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"})
-	s := testSettings(t, "")
-	s.Proxy = ""
-	s.AllowPrivate = true
-	s.Resolve = resolve
-	s.CACert = caFile
+	}, directLoopback...)
+	s := web.settings(t)
 	s.HTTP2 = "auto"
 	res := crawlInProcess(t, s, web.Seeds())
 	r := web.Report(fakeweb.Judge{Delay: s.Delay, IPConcurrency: s.IPConcurrency})
@@ -220,16 +258,9 @@ func TestCrawlDirectHTTP2(t *testing.T) {
 // TestCrawlDirectHTTPSUntrusted: the same web without --ca-cert is not
 // trusted, so nothing but TLS handshakes reaches it: no request is served.
 func TestCrawlDirectHTTPSUntrusted(t *testing.T) {
-	web, err := fakeweb.New(fakeweb.Config{Hosts: 2, PagesPerHost: 2, Seed: 5, HTTPS: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer web.Close()
-	resolve, _ := startDirectWeb(t, web, []string{"127.0.0.2"})
-	s := testSettings(t, "")
-	s.Proxy = ""
-	s.AllowPrivate = true
-	s.Resolve = resolve
+	web := newDirectWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 2, Seed: 5, HTTPS: true}, "127.0.0.2")
+	s := web.settings(t)
+	s.CACert = "" // not trusted
 	res := crawlInProcess(t, s, web.Seeds())
 	if n := len(web.Requests()); n != 0 {
 		t.Errorf("fakeweb served %d requests to a crawler that does not trust its CA", n)
@@ -248,15 +279,11 @@ func TestCrawlDirectHTTPSUntrusted(t *testing.T) {
 // connections gets a failure record per attempt. The records pass the
 // three readers and stay out of the index and the WACZ's pages.
 func TestCrawlDirectBadTLS(t *testing.T) {
-	web, err := fakeweb.New(fakeweb.Config{
+	web := newDirectWeb(t, fakeweb.Config{
 		Hosts: 6, PagesPerHost: 5, Seed: 7, HTTPS: true,
 		BadTLS: map[int]fakeweb.TLSFault{1: fakeweb.TLSExpired, 3: fakeweb.TLSWrongName, 4: fakeweb.TLSUnknownCA},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer web.Close()
-	resolve, caFile := startDirectWeb(t, web, []string{"127.0.0.2", "127.0.0.3"})
+	}, "127.0.0.2", "127.0.0.3")
+	s := web.settings(t)
 	// And a host outside the web where nothing listens: its robots.txt
 	// is refused, a transient failure tried robots.retries (2) times.
 	closed, err := net.Listen("tcp", "127.0.0.2:0")
@@ -265,12 +292,7 @@ func TestCrawlDirectBadTLS(t *testing.T) {
 	}
 	closedPort := closed.Addr().(*net.TCPAddr).Port
 	closed.Close()
-	resolve = append(resolve, fmt.Sprintf("down.test:443:127.0.0.2:%d", closedPort))
-	s := testSettings(t, "")
-	s.Proxy = ""
-	s.AllowPrivate = true
-	s.Resolve = resolve
-	s.CACert = caFile
+	s.Resolve = append(s.Resolve, fmt.Sprintf("down.test:443:127.0.0.2:%d", closedPort))
 	res := crawlInProcess(t, s, append(web.Seeds(), "https://down.test/"))
 	r := web.Report(fakeweb.Judge{Delay: s.Delay})
 	checkReport(t, r)
@@ -299,7 +321,7 @@ func TestCrawlDirectBadTLS(t *testing.T) {
 	// presented the certificate, and so is each attempt at down.test's;
 	// no other request failed.
 	addrOf := map[string]string{} // host → the address --resolve gave it
-	for _, r := range resolve {
+	for _, r := range s.Resolve {
 		parts := strings.Split(r, ":") // host:443:addr:port
 		addrOf[parts[0]] = parts[2]
 	}
@@ -530,24 +552,14 @@ func TestCrawlDirectIPBudget(t *testing.T) { testCrawlDirectIPBudget(t, false) }
 func TestCrawlDirectIPBudgetHTTPS(t *testing.T) { testCrawlDirectIPBudget(t, true) }
 
 func testCrawlDirectIPBudget(t *testing.T, https bool) {
-	web, err := fakeweb.New(fakeweb.Config{Hosts: 18, PagesPerHost: 4, Seed: 7, Latency: 5 * time.Millisecond, HTTPS: https})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer web.Close()
-	addrs := []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"}
-	resolve, caFile := startDirectWeb(t, web, addrs)
-	s := testSettings(t, "")
-	s.Proxy = ""
-	s.AllowPrivate = true
-	s.Resolve = resolve
-	s.CACert = caFile
+	web := newDirectWeb(t, fakeweb.Config{Hosts: 18, PagesPerHost: 4, Seed: 7, Latency: 5 * time.Millisecond, HTTPS: https}, directLoopback...)
+	s := web.settings(t)
 	s.IPConcurrency = 1
 	s.IPDelay = 30 * time.Millisecond
 	crawlInProcess(t, s, web.Seeds())
 	r := web.Report(fakeweb.Judge{Delay: s.Delay, IPConcurrency: 1, IPDelay: s.IPDelay})
 	checkReport(t, r)
-	for _, a := range addrs {
+	for _, a := range directLoopback {
 		if r.IPPeak[a] != 1 {
 			t.Errorf("address %s: %d requests in flight at once, want 1 (peaks %v)", a, r.IPPeak[a], r.IPPeak)
 		}
