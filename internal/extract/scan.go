@@ -181,7 +181,7 @@ func (s *pass) startTag(tt html.TokenType) bool {
 		la = ea.linkAttrs
 	case tag != "":
 		la = attrs(z, attr, tag != "frame" && tag != "iframe")
-	case s.sigTok && s.sig.wantsID(name, tt) && containsFold(z.Raw(), "id"):
+	case s.sigTok && s.sig.wantsID(name, tt) && simhash.ContainsFold(z.Raw(), "id"):
 		la = attrs(z, "id", false) // an application root?
 	default:
 		read = false

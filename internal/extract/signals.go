@@ -131,7 +131,7 @@ func (r *signalReader) endTag(name []byte) {
 func (r *signalReader) endRegion() {
 	if r.skip == "" {
 		if r.noscript {
-			if containsFold(r.raw, "javascript") || containsFold(r.raw, "enable js") {
+			if simhash.ContainsFold(r.raw, "javascript") || simhash.ContainsFold(r.raw, "enable js") {
 				r.s.NoScriptJS = true
 			}
 		} else {
@@ -217,24 +217,3 @@ func collapsedLen(t []byte) int {
 
 // spaceASCII is 1 for the ASCII bytes unicode.IsSpace calls space.
 var spaceASCII = [utf8.RuneSelf]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}
-
-// containsFold reports whether s contains lower (lower-case ASCII),
-// ASCII letters of s compared case-insensitively.
-func containsFold(s []byte, lower string) bool {
-	for i := 0; i+len(lower) <= len(s); i++ {
-		j := 0
-		for ; j < len(lower); j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != lower[j] {
-				break
-			}
-		}
-		if j == len(lower) {
-			return true
-		}
-	}
-	return false
-}

@@ -251,7 +251,7 @@ func RawTagName(raw, dst []byte) (name []byte, ok bool) {
 // attribute anywhere in their raw text, and are decided without reading
 // (and copying) their attributes.
 func hiddenByAttr(z *html.Tokenizer) bool {
-	if raw := z.Raw(); !containsFold(raw, "hidden") && !containsFold(raw, "role") {
+	if raw := z.Raw(); !ContainsFold(raw, "hidden") && !ContainsFold(raw, "role") {
 		return false
 	}
 	for {
@@ -390,9 +390,10 @@ func isSpace(r rune) bool {
 	return unicode.IsSpace(r)
 }
 
-// containsFold reports whether s contains lower, a lower-case ASCII word,
-// in any ASCII case.
-func containsFold(s []byte, lower string) bool {
+// ContainsFold reports whether s contains lower, a lower-case ASCII word,
+// in any ASCII case: a cheap look at a tag's raw bytes before its
+// attributes are parsed (extract reads its render signals this way too).
+func ContainsFold(s []byte, lower string) bool {
 	for i := 0; i+len(lower) <= len(s); i++ {
 		j := 0
 		for ; j < len(lower); j++ {
