@@ -90,6 +90,10 @@ type ipAddr struct {
 	// written, or deleted since); forced, when it last tried slots
 	// the watch says are taken.
 	wantPut, forced time.Time
+	// told is the Limit last seen by step: when it grows otherwise
+	// than by a take (a share grows, contention ends), step tells the
+	// frontier (IPRoom).
+	told int
 }
 
 // ipSlot is a slot this node holds.
@@ -191,7 +195,11 @@ func (s *IPSlots) Limit(key string) int {
 	if a == nil {
 		return 0
 	}
-	now := time.Now()
+	return s.limit(a, time.Now())
+}
+
+// limit is Limit of a. s.mu held.
+func (s *IPSlots) limit(a *ipAddr, now time.Time) int {
 	if s.contended(a, now) {
 		return min(a.usable(now), s.share(a, now))
 	}
@@ -318,7 +326,7 @@ func (s *IPSlots) seen(e js.KeyValueEntry) bool {
 		}
 		if !put {
 			delete(a.wants, parts[2])
-			return false
+			return a.want // this node's share may be larger now
 		}
 		a.wants[parts[2]] = time.Now()
 		return len(a.held) > 0
@@ -336,7 +344,7 @@ func (s *IPSlots) step(ctx context.Context, tick bool) {
 		dropWant  bool
 	}
 	now := time.Now()
-	var give []string
+	var give, room []string
 	var take []todo
 	s.mu.Lock()
 	for part, a := range s.addrs {
@@ -359,14 +367,23 @@ func (s *IPSlots) step(ctx context.Context, tick bool) {
 			}
 			continue
 		}
+		if lim := s.limit(a, now); lim != a.told {
+			if lim > a.told {
+				room = append(room, a.key)
+			}
+			a.told = lim
+		}
 		sh, u := s.share(a, now), a.usable(now)
 		if !a.wantPut.IsZero() && u >= sh {
 			// Satisfied: the others need not hold back for us.
 			take = append(take, todo{part: part, key: a.key, dropWant: true})
 		}
-		if u >= s.concurrency || u >= sh && s.contended(a, now) {
+		if u >= s.concurrency {
 			a.want = false // the frontier asks again when it has room
 			continue
+		}
+		if u >= sh && s.contended(a, now) {
+			continue // the share binds: still wanted, once it grows
 		}
 		// The watch may have missed a slot's expiry: once a TTL, the
 		// slots it says are taken are tried too.
@@ -386,6 +403,9 @@ func (s *IPSlots) step(ctx context.Context, tick bool) {
 		take = append(take, todo{part: part, key: a.key, try: try})
 	}
 	s.mu.Unlock()
+	for _, key := range room {
+		s.fr.IPRoom(key)
+	}
 	for _, part := range give {
 		s.giveBack(ctx, part, false)
 	}
@@ -403,7 +423,9 @@ func (s *IPSlots) step(ctx context.Context, tick bool) {
 		}
 		if got {
 			s.mu.Lock()
-			s.addrs[t.part].want = false // asked again if still held back
+			a := s.addrs[t.part]
+			a.want = false // asked again if still held back
+			a.told = s.limit(a, time.Now())
 			s.mu.Unlock()
 			s.fr.IPRoom(t.key)
 			continue

@@ -212,3 +212,45 @@ func TestIPSlotsOneNodeNoRoundTrip(t *testing.T) {
 	}
 	p.thaw()
 }
+
+// TestIPSlotsMoreNodesThanSlots: with three nodes wanting an address
+// whose budget is 2, the budget holds, and the node left without a
+// share gets the slots once the others have no host on the address.
+func TestIPSlotsMoreNodesThanSlots(t *testing.T) {
+	s := startServer(t, ServerConfig{})
+	const key, concurrency = "127.0.0.3", 2
+	web := &slotWeb{}
+	var nodes []*slotNode
+	for _, name := range []string{"a", "b", "c"} {
+		r := startNode(t, connect(t, s.ClientURL()), testConfig(name))
+		nodes = append(nodes, startSlots(t, r, key, concurrency, 4, web))
+	}
+	waitFor(t, 20*time.Second, "200 requests", func() bool {
+		var n int64
+		for _, x := range nodes {
+			n += x.fr.done.Load()
+		}
+		return n >= 200
+	})
+	// Every node but one is done with the address.
+	var last *slotNode
+	for _, x := range nodes {
+		if last == nil && x.fr.slots.Held(key) == 0 {
+			last = x
+			continue
+		}
+		x.cancel()
+		x.fr.mu.Lock()
+		x.fr.used = false
+		x.fr.mu.Unlock()
+	}
+	if last == nil {
+		t.Fatalf("three nodes each hold a slot of a budget of %d", concurrency)
+	}
+	before := last.fr.done.Load()
+	waitFor(t, 4*testTTL, "the node left out to go on", func() bool { return last.fr.done.Load() >= before+40 })
+	waitFor(t, 4*testTTL, "it to hold both slots", func() bool { return last.fr.slots.Held(key) == concurrency })
+	if p := web.peak.Load(); p > concurrency {
+		t.Fatalf("%d requests in flight to the address at once; its budget is %d", p, concurrency)
+	}
+}
