@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	js "github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/sync/errgroup"
 )
 
 // IP slots: the per-IP budget across the nodes of a crawl
@@ -406,39 +407,48 @@ func (s *IPSlots) step(ctx context.Context, tick bool) {
 	for _, key := range room {
 		s.fr.IPRoom(key)
 	}
+	// Addresses in parallel (as shard claims are), each by one
+	// goroutine: a step with many addresses must not hold up the
+	// renewals behind it.
+	var g errgroup.Group
+	g.SetLimit(16)
 	for _, part := range give {
-		s.giveBack(ctx, part, false)
+		g.Go(func() error { s.giveBack(ctx, part, false); return nil })
 	}
+	_ = g.Wait()
 	for _, t := range take {
-		if t.dropWant {
-			s.dropWant(ctx, t.part)
-			continue
-		}
-		got := false
-		for _, i := range t.try {
-			if s.take(ctx, t.part, i) {
-				got = true
-				break
-			}
-		}
-		if got {
+		g.Go(func() error { s.serve(ctx, t.part, t.key, t.try, t.dropWant, now); return nil })
+	}
+	_ = g.Wait()
+}
+
+// serve takes one of the slots try of part for the frontier, or asks
+// the others for one; with dropWant, it deletes this node's want key
+// instead.
+func (s *IPSlots) serve(ctx context.Context, part, key string, try []int, dropWant bool, now time.Time) {
+	if dropWant {
+		s.dropWant(ctx, part)
+		return
+	}
+	for _, i := range try {
+		if s.take(ctx, part, i) {
 			s.mu.Lock()
-			a := s.addrs[t.part]
+			a := s.addrs[part]
 			a.want = false // asked again if still held back
 			a.told = s.limit(a, time.Now())
 			s.mu.Unlock()
-			s.fr.IPRoom(t.key)
-			continue
+			s.fr.IPRoom(key)
+			return
 		}
-		// Every slot taken: below its share, the node asks the others
-		// to give some back.
-		s.mu.Lock()
-		a := s.addrs[t.part]
-		due := now.Sub(a.wantPut) >= s.tick && a.usable(now) < s.share(a, now)
-		s.mu.Unlock()
-		if due {
-			s.putWant(ctx, t.part)
-		}
+	}
+	// Every slot taken: below its share, the node asks the others to
+	// give some back.
+	s.mu.Lock()
+	a := s.addrs[part]
+	due := now.Sub(a.wantPut) >= s.tick && a.usable(now) < s.share(a, now)
+	s.mu.Unlock()
+	if due {
+		s.putWant(ctx, part)
 	}
 }
 
