@@ -31,6 +31,10 @@ import (
 // the group's next start (host.ipReady), whenever it has room (a lease
 // of it ends or starts); so each lease or completion costs O(log n), not
 // a pass over the group's hosts.
+//
+// Cluster mode: an IPBudget (SetIPBudget) bounds each group further to
+// the slots of the address this node holds; a group it holds back asks
+// it for more (Want) and is released by IPRoom.
 
 // IPKey is the IP group of an address: the address itself for IPv4
 // (and IPv4-mapped IPv6), the /64 prefix for IPv6.
