@@ -25,7 +25,9 @@
 //   - with Options.Resolve, hosts on one address (IPv4; IPv6 by /64)
 //     share an IP budget: at most Options.IPConcurrency leases out to it,
 //     and lease starts to it Options.IPDelay apart and that long after
-//     the first byte of each answer from it (ipgroups.go);
+//     the first byte of each answer from it (ipgroups.go), and in
+//     cluster mode at most IPBudget.Limit leases out to it (SetIPBudget:
+//     the slots of the address's budget this node holds);
 //   - Next reports crawl.ErrExhausted only when nothing is queued, nothing
 //     is due for a revisit, no lease is outstanding and no host is out
 //     being resolved.

@@ -31,6 +31,10 @@ import (
 // the group's next start (host.ipReady), whenever it has room (a lease
 // of it ends or starts); so each lease or completion costs O(log n), not
 // a pass over the group's hosts.
+//
+// Cluster mode: an IPBudget (SetIPBudget) bounds each group further to
+// the slots of the address this node holds; a group it holds back asks
+// it for more (Want) and is released by IPRoom.
 
 // IPKey is the IP group of an address: the address itself for IPv4
 // (and IPv4-mapped IPv6), the /64 prefix for IPv6.
@@ -68,13 +72,23 @@ type ipConfig struct {
 	concurrency int // 0: no bound
 	delay       time.Duration
 	resolve     func(ctx context.Context, host string) ([]netip.Addr, error)
+	budget      IPBudget // cluster mode: the budget shared with other nodes (SetIPBudget)
 }
 
 func (c ipConfig) on() bool { return c.resolve != nil }
 
 // available reports whether a lease of g may start at now.
 func (g *ipGroup) available(c ipConfig, now time.Time) bool {
-	return (c.concurrency <= 0 || g.inflight < c.concurrency) && !now.Before(g.nextStart)
+	return g.room(c) && !now.Before(g.nextStart)
+}
+
+// room reports whether g may have one more lease out: under the
+// concurrency, and under the shared budget's limit when there is one.
+func (g *ipGroup) room(c ipConfig) bool {
+	if c.concurrency > 0 && g.inflight >= c.concurrency {
+		return false
+	}
+	return c.budget == nil || g.inflight < c.budget.Limit(g.key)
 }
 
 // needResolve is tryLease's answer when the host at the front needs its
@@ -176,6 +190,9 @@ func (f *Frontier) endedIP(ls *lease, out crawl.Outcome) {
 		return
 	}
 	g.inflight--
+	if b := f.ipc.budget; b != nil {
+		b.Freed(g.key)
+	}
 	switch {
 	case out.Requested:
 		seen := out.FirstByte
@@ -196,7 +213,13 @@ func (f *Frontier) endedIP(ls *lease, out crawl.Outcome) {
 // the group's next start, when the group has room and no host out
 // already. f.mu must be held.
 func (f *Frontier) releaseIP(g *ipGroup) {
-	if g.released != nil || len(g.parked) == 0 || (f.ipc.concurrency > 0 && g.inflight >= f.ipc.concurrency) {
+	if g.released != nil || len(g.parked) == 0 {
+		return
+	}
+	if !g.room(f.ipc) {
+		if b := f.ipc.budget; b != nil && (f.ipc.concurrency <= 0 || g.inflight < f.ipc.concurrency) {
+			b.Want(g.key) // the shared budget, not this node's, holds the group back
+		}
 		return
 	}
 	h := heap.Pop(&g.parked).(*host)
@@ -332,4 +355,59 @@ func (h *parkHeap) Pop() any {
 	hh.parkIndex = -1
 	*h = old[:n-1]
 	return hh
+}
+
+// IPBudget is an IP budget shared with other crawler nodes (cluster
+// mode: package jetstream's IPSlots), on top of Options.IPConcurrency
+// and Options.IPDelay. The frontier calls it with its lock held: its
+// methods must return at once and must not call the frontier.
+type IPBudget interface {
+	// Limit is how many leases this node may have out to the address
+	// key now.
+	Limit(key string) int
+	// Want tells that a host of key's group is ready but held back by
+	// Limit: the budget should try to grant more (and then call
+	// Frontier.IPRoom).
+	Want(key string)
+	// Freed tells that a lease to key ended.
+	Freed(key string)
+}
+
+// IPConcurrency is Options.IPConcurrency, and whether the frontier
+// keeps IP groups at all (Options.Resolve set: fetching directly).
+func (f *Frontier) IPConcurrency() (n int, on bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ipc.concurrency, f.ipc.on()
+}
+
+// SetIPBudget makes b bound every IP group further (set it before the
+// first lease).
+func (f *Frontier) SetIPBudget(b IPBudget) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ipc.budget = b
+}
+
+// IPRoom tells the frontier that the budget of address key grew: a
+// host its group holds back may be leased now.
+func (f *Frontier) IPRoom(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if g := f.groups[key]; g != nil {
+		f.releaseIP(g)
+		f.broadcast()
+	}
+}
+
+// IPUse reports the leases out to address key and whether its group
+// has hosts (active hosts resolved to it, or hosts parked in it).
+func (f *Frontier) IPUse(key string) (inflight int, used bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	g := f.groups[key]
+	if g == nil {
+		return 0, false
+	}
+	return g.inflight, g.members > 0 || len(g.parked) > 0 || g.released != nil
 }

@@ -68,6 +68,7 @@ type Session struct {
 	nc   *nats.Conn
 	js   *jetstream.Node
 	node *cluster.Node
+	ips  *jetstream.IPSlots // the per-IP budget, when fetching directly
 	log  *slog.Logger
 	// tick is how often the node reports its status and, as leader,
 	// takes a step of the end check.
@@ -212,6 +213,14 @@ func Join(ctx context.Context, c Config, fr *frontier.Frontier) (*Session, error
 	if err != nil {
 		return fail(ConfigError{err})
 	}
+	// The per-IP budget holds across the nodes: each address's slots
+	// are keys of the crawl's bucket (jetstream.IPSlots).
+	if n, on := fr.IPConcurrency(); on && n > 0 {
+		if s.ips, err = jn.IPSlots(ctx, fr, n); err != nil {
+			return fail(err)
+		}
+		fr.SetIPBudget(s.ips)
+	}
 	return s, nil
 }
 
@@ -247,6 +256,9 @@ func (s *Session) Start(seeds []string, c *crawl.Crawler, finish func()) {
 		}
 	})
 	s.wg.Go(func() { s.node.Run(ctx) })
+	if s.ips != nil {
+		s.wg.Go(func() { _ = s.ips.Run(ctx) })
+	}
 	s.wg.Go(func() { s.applyChanges(ctx) })
 	s.wg.Go(func() { s.syncSeeds(ctx, seeds, c) })
 	s.wg.Go(func() { s.report(ctx, c, finish) })

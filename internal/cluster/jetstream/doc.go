@@ -13,7 +13,10 @@
 //     shard→node map, written by the leader with compare-and-set);
 //   - KV bucket godwit_C_members: one key per node, per-key TTL;
 //   - KV bucket godwit_C_leases: "p.<p>" per owned shard, per-key TTL,
-//     whose revision at creation is the shard's epoch.
+//     whose revision at creation is the shard's epoch;
+//   - KV bucket godwit_C_ipslots (IPSlots, when fetching directly): the
+//     per-IP budget across nodes, "s.<address>.<i>" per slot held and
+//     "w.<address>.<node>" per node asking for one, per-key TTL.
 //
 // Timing: keys are renewed every TTL/5; a lease counts as owned (Owns)
 // until TTL×2/3 after the renewal that last confirmed it was *sent*, on
