@@ -50,8 +50,8 @@ type Config struct {
 	// the leader writes a crawl's first assignment, so that nodes started
 	// together share the shards from the start instead of the first node
 	// taking them all and handing most of them over as the others
-	// register (a handover costs the new owner the hosts' learned trap
-	// and alias state). Later assignments are written at once. Default
+	// register (a handover costs the new owner the hosts' trap state,
+	// learned in memory). Later assignments are written at once. Default
 	// 2 s; negative writes the first assignment at once.
 	StartGrace time.Duration
 
