@@ -35,9 +35,10 @@ var _ crawl.Visitor = (*Frontier)(nil)
 // held's own group: held's request is over but its lease still counts
 // in flight, so the visit takes held's IP slot instead of another one
 // (without which a page and its sub-requests on one address, at an IP
-// concurrency of 1, would wait for each other): such visits of held run
-// one at a time, each at the group's next start and at least IPDelay
-// after heldEnd, and move the group's next start as a lease's end does.
+// concurrency of 1, would wait for each other): such visits of held, and
+// its visits to its own host, run one at a time, each at the group's
+// next start and at least IPDelay after heldEnd, and move the group's
+// next start as a lease's end does.
 func (f *Frontier) Visit(ctx context.Context, name string, held uint64, heldEnd time.Time) (crawl.Visit, error) {
 	var addr *visitAddr
 	for {
@@ -77,7 +78,11 @@ func (f *Frontier) tryVisit(name string, held uint64, heldEnd time.Time, addr *v
 		if wait := laterOf(ready, ls.visitReady).Sub(now); wait > 0 {
 			return crawl.Visit{}, wait, nil
 		}
+		if wait := f.heldIPWait(ls, heldEnd, now); wait != 0 {
+			return crawl.Visit{}, wait, nil
+		}
 		ls.visiting = true
+		f.startHeldIP(ls, now)
 		done := false
 		return crawl.Visit{Robots: h.robots, Release: func(out crawl.Outcome) error {
 			f.mu.Lock()
@@ -87,6 +92,7 @@ func (f *Frontier) tryVisit(name string, held uint64, heldEnd time.Time, addr *v
 			}
 			done = true
 			ls.visiting = false
+			f.endHeldIP(ls, out)
 			if out.Requested {
 				h.rec.pol = f.policy.Observe(h.rec.pol, observation(out, f.jitter()))
 				ready, _ := politeness.Ready(h.rec.pol, out.End, f.gap(h))
@@ -190,10 +196,7 @@ func (f *Frontier) visitIP(h *host, held uint64, heldEnd time.Time, addr *visitA
 		return nil, nil, 0, nil
 	}
 	if ls := f.leases[held]; held != 0 && ls != nil && ls.host.ip == g && !ls.ipStart.IsZero() {
-		if ls.ipVisiting {
-			return nil, nil, -1, nil
-		}
-		if wait := laterOf(g.nextStart, heldEnd.Add(f.ipc.delay)).Sub(now); wait > 0 {
+		if wait := f.heldIPWait(ls, heldEnd, now); wait != 0 {
 			return nil, nil, wait, nil
 		}
 		return g, ls, 0, nil
@@ -210,6 +213,55 @@ func (f *Frontier) visitIP(h *host, held uint64, heldEnd time.Time, addr *visitA
 	return g, nil, 0, nil
 }
 
+// heldIPWait says how long a visit on the IP slot of lease ls, whose own
+// request ended at heldEnd, must wait (0: it may start now; < 0: until
+// another visit on the slot ends): such visits run one at a time, each at
+// the group's next start and at least IPDelay after heldEnd. A lease not
+// counted in a group has no slot to wait for. f.mu must be held.
+func (f *Frontier) heldIPWait(ls *lease, heldEnd time.Time, now time.Time) time.Duration {
+	g := ls.host.ip
+	if !f.ipc.on() || g == nil || ls.ipStart.IsZero() {
+		return 0
+	}
+	if ls.ipVisiting {
+		return -1
+	}
+	if wait := laterOf(g.nextStart, heldEnd.Add(f.ipc.delay)).Sub(now); wait > 0 {
+		return wait
+	}
+	return 0
+}
+
+// startHeldIP starts a visit, at now, on the IP slot of lease ls (when ls
+// is counted in a group). f.mu must be held.
+func (f *Frontier) startHeldIP(ls *lease, now time.Time) {
+	g := ls.host.ip
+	if !f.ipc.on() || g == nil || ls.ipStart.IsZero() {
+		return
+	}
+	ls.ipVisiting = true
+	g.nextStart = now.Add(f.ipc.delay)
+}
+
+// endHeldIP ends a visit on the IP slot of lease ls: the group's next
+// start moves to IPDelay after the first byte of its answer, as endedIP
+// moves it for a lease. f.mu must be held.
+func (f *Frontier) endHeldIP(ls *lease, out crawl.Outcome) {
+	if !ls.ipVisiting {
+		return
+	}
+	ls.ipVisiting = false
+	if g := ls.host.ip; g != nil && out.Requested {
+		seen := out.FirstByte
+		if seen.IsZero() {
+			seen = out.End
+		}
+		if !seen.IsZero() {
+			g.nextStart = laterOf(g.nextStart, seen.Add(f.ipc.delay))
+		}
+	}
+}
+
 // startVisitIP counts a visit to h, taken at now, in h's IP group: on the
 // slot of lease shared, or as a lease of its own, which it returns (nil:
 // not counted). h, now reserved by the visit, joins the group of the
@@ -223,8 +275,7 @@ func (f *Frontier) startVisitIP(h *host, g *ipGroup, shared *lease, addr *visitA
 		f.joinIP(h, addr.addrs, addr.err)
 	}
 	if shared != nil {
-		shared.ipVisiting = true
-		g.nextStart = now.Add(f.ipc.delay)
+		f.startHeldIP(shared, now)
 		return nil
 	}
 	if h.ip == nil {
@@ -244,17 +295,8 @@ func (f *Frontier) endVisit(h *host, prev time.Time, out crawl.Outcome, ipl, sha
 		delete(f.ipVisits, ipl)
 		f.endedIP(ipl, out)
 	}
-	if shared != nil && shared.ipVisiting {
-		shared.ipVisiting = false
-		if g := shared.host.ip; g != nil && out.Requested {
-			seen := out.FirstByte // as endedIP
-			if seen.IsZero() {
-				seen = out.End
-			}
-			if !seen.IsZero() {
-				g.nextStart = laterOf(g.nextStart, seen.Add(f.ipc.delay))
-			}
-		}
+	if shared != nil {
+		f.endHeldIP(shared, out)
 	}
 	h.leased = false
 	f.visits--

@@ -237,7 +237,8 @@ func TestVisitIPBudget(t *testing.T) {
 // TestVisitIPBudgetHeld: a visit under a lease to another host on the
 // lease's address takes the lease's IP slot (at an IP concurrency of 1 it
 // would otherwise wait for the lease, which waits for it), one at a
-// time, the IP delay after the lease's request ended.
+// time, the IP delay after the lease's request ended and after each
+// other's first byte; so do visits to the lease's own host.
 func TestVisitIPBudgetHeld(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const ipDelay = 2 * time.Second
@@ -279,7 +280,22 @@ func TestVisitIPBudgetHeld(t *testing.T) {
 		if got := time.Since(end); got != ipDelay {
 			t.Errorf("second visit %v after the first's first byte, want the IP delay %v", got, ipDelay)
 		}
-		if err := s.Release(crawl.Outcome{}); err != nil {
+		// A visit to the lease's own host is on the same slot: it waits
+		// for the visit out and the IP delay after its first byte.
+		own := visitAsync(t, f, "a", l.ID, heldEnd)
+		synctest.Wait()
+		if _, ok := granted(own); ok {
+			t.Fatal("visit to the lease's host granted while another visit of the lease is out on its address")
+		}
+		end = time.Now()
+		if err := s.Release(requested(end, end)); err != nil {
+			t.Fatal(err)
+		}
+		o := <-own
+		if got := time.Since(end); got != ipDelay {
+			t.Errorf("visit to the lease's host %v after the previous visit's first byte, want the IP delay %v", got, ipDelay)
+		}
+		if err := o.Release(crawl.Outcome{}); err != nil {
 			t.Fatal(err)
 		}
 		if err := f.Complete(t.Context(), l, requested(heldEnd.Add(-time.Second), heldEnd)); err != nil {
