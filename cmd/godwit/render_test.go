@@ -284,3 +284,40 @@ func grepLines(s, sub string) string {
 	}
 	return b.String()
 }
+
+// TestRenderIPBudget: a rendering page's browser requests take part in
+// the IP budget: two hosts on one address, each the other's CDN (the
+// page requisites), rendered always, with an IP concurrency of 1: the
+// address never has two requests in flight, nor two starts closer than
+// --ip-delay, counting every browser request (fakeweb's judge). (Pages
+// and requisites fetched again by the browser are not judged here: a
+// render fetches what it needs.)
+func TestRenderIPBudget(t *testing.T) {
+	if _, err := render.FindBrowser(""); err != nil {
+		t.Skip("chromium is not installed: rendering is not tested")
+	}
+	web := newDirectWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 1, Seed: 5, Requisites: true}, "127.0.0.2")
+	s := web.settings(t)
+	s.Delay = 5 * time.Millisecond
+	s.IPConcurrency = 1
+	s.IPDelay = 20 * time.Millisecond
+	s.Render.Mode = "always"
+	res := crawlInProcess(t, s, web.Seeds())
+	r := web.Report(fakeweb.Judge{Delay: s.Delay, IPConcurrency: 1, IPDelay: s.IPDelay})
+	t.Logf("%d requests, IP min gap %v; rendered %+v", r.Requests, r.IPMinGap, res.Render)
+	if r.Coverage != 1 || res.Render.Pages == 0 || res.Render.SubRequests == 0 {
+		t.Fatalf("coverage %.3f, rendered %+v; want every page, rendered, and browser requests fetched", r.Coverage, res.Render)
+	}
+	if r.ConcurrencyViolations != 0 || r.GapViolations != 0 || r.IPConcurrencyViolations != 0 || r.IPGapViolations != 0 {
+		t.Errorf("violations: per host %d concurrency and %d gap, per IP %d concurrency and %d gap; want none",
+			r.ConcurrencyViolations, r.GapViolations, r.IPConcurrencyViolations, r.IPGapViolations)
+		for i, v := range r.Violations {
+			if i < 10 && v.Kind != fakeweb.ViolationDuplicate {
+				t.Logf("violation: %+v", v)
+			}
+		}
+	}
+	if r.IPPeak["127.0.0.2"] != 1 {
+		t.Errorf("%d requests in flight at once to the address, want 1", r.IPPeak["127.0.0.2"])
+	}
+}

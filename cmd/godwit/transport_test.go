@@ -140,7 +140,8 @@ func seedsFile(t *testing.T, urls []string) string {
 // TestCrawlDirectHTTPS crawls a web served directly (no proxy) over HTTPS
 // on three loopback addresses: godwit resolves every name by --resolve,
 // trusts fakeweb's CA by --ca-cert, dials through its SSRF guard
-// (--allow-private) and speaks TLS itself. Judged by what the web saw.
+// (--allow-private) and speaks TLS itself, HTTP/1.1 only (--http2's
+// default, off). Judged by what the web saw.
 func TestCrawlDirectHTTPS(t *testing.T) { testCrawlDirect(t, true) }
 
 // TestCrawlDirectHTTP is the same over plain HTTP.
@@ -174,8 +175,8 @@ func testCrawlDirect(t *testing.T, https bool) {
 		t.Errorf("only %d pages reachable: the test web is too small to mean much", r.Reachable)
 	}
 	for _, q := range web.Requests() {
-		if q.Proxy || !strings.HasPrefix(q.RawURL, scheme) {
-			t.Fatalf("fakeweb saw %s (proxy %v), want only direct %s requests", q.RawURL, q.Proxy, scheme)
+		if q.Proxy || q.Proto != "HTTP/1.1" || !strings.HasPrefix(q.RawURL, scheme) {
+			t.Fatalf("fakeweb saw %s %s (proxy %v), want only direct %s HTTP/1.1 requests (--http2 off)", q.Proto, q.RawURL, q.Proxy, scheme)
 		}
 	}
 	if res.Stats.Pages == 0 || res.Stats.RobotsFetches == 0 {
