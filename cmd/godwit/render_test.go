@@ -33,7 +33,11 @@ func TestRenderSPAWeb(t *testing.T) {
 	// seconds): it has no page only a scrolled link reaches, which
 	// internal/crawl's TestRenderCrawl covers.
 	cfg := fakeweb.Config{Hosts: 1, PagesPerHost: 6, Seed: 7, SPA: true}
-	crawlSPA := func(mode string) (fakeweb.Report, crawlResult) {
+	type spaCrawl struct {
+		crawlResult
+		bundleRequests int // requests fakeweb saw for the shells' script
+	}
+	crawlSPA := func(mode string) (fakeweb.Report, spaCrawl) {
 		web, addr := startWeb(t, cfg)
 		seeds := []string{"http://h0." + web.Config().Domain + "/"}
 		s := testSettings(t, addr)
@@ -43,9 +47,21 @@ func TestRenderSPAWeb(t *testing.T) {
 		res := crawlInProcess(t, s, seeds)
 		r := web.Report(fakeweb.Judge{Delay: s.Delay, Seeds: seeds})
 		t.Logf("--render %s: %s; rendered %+v", mode, r, res.Render)
-		return r, res
+		bundle := 0
+		for _, q := range web.Requests() {
+			if strings.HasSuffix(q.RawURL, "/spa/app.js") {
+				bundle++
+			}
+		}
+		return r, spaCrawl{crawlResult: res, bundleRequests: bundle}
 	}
 	r, res := crawlSPA("auto")
+	// The bundle every shell loads is fetched once, not once per page
+	// rendered: each render's browser context starts with an empty cache,
+	// and the crawl answers it from the requisites it fetched.
+	if n := res.bundleRequests; n != 1 {
+		t.Errorf("%s fetched %d times for %d pages rendered, want once", "/spa/app.js", n, res.Render.Pages)
+	}
 	if r.SPAHosts == 0 || r.RenderedOnly == 0 {
 		t.Fatalf("the web has %d SPA hosts and %d rendered-only pages: not the web this test needs", r.SPAHosts, r.RenderedOnly)
 	}
