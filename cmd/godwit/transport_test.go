@@ -242,18 +242,7 @@ func TestCrawlDirectHTTP2(t *testing.T) {
 	if responses == 0 {
 		t.Fatal("no response records")
 	}
-	fault := func(_, msg string) { t.Error(msg) }
-	ours := verifyOurs(t, paths, fault)
-	theirs := readNlnwa(t, paths, fault)
-	if ours.Records != theirs.records {
-		t.Errorf("warc.Verify read %d records, nlnwa/gowarc %d", ours.Records, theirs.records)
-	}
-	if ia := verifyIA(t, paths, fault); ia.records != 0 && ia.records != theirs.records {
-		t.Errorf("internetarchive/gowarc read %d records, nlnwa/gowarc %d", ia.records, theirs.records)
-	}
-	if w := readWarcio(t, paths, fault); w != nil && w.Records != theirs.records {
-		t.Errorf("warcio read %d records, nlnwa/gowarc %d", w.Records, theirs.records)
-	}
+	checkReadersAgree(t, paths)
 }
 
 // TestCrawlDirectHTTPSUntrusted: the same web without --ca-cert is not
@@ -377,18 +366,7 @@ func TestCrawlDirectBadTLS(t *testing.T) {
 	}
 	// The three readers accept them, and they are no capture: neither
 	// the CDXJ index nor the WACZ's pages list has a line for a bad host.
-	fault := func(_, msg string) { t.Error(msg) }
-	ours := verifyOurs(t, paths, fault)
-	theirs := readNlnwa(t, paths, fault)
-	if ours.Records != theirs.records {
-		t.Errorf("warc.Verify read %d records, nlnwa/gowarc %d", ours.Records, theirs.records)
-	}
-	if ia := verifyIA(t, paths, fault); ia.records != 0 && ia.records != theirs.records {
-		t.Errorf("internetarchive/gowarc read %d records, nlnwa/gowarc %d", ia.records, theirs.records)
-	}
-	if w := readWarcio(t, paths, fault); w != nil && w.Records != theirs.records {
-		t.Errorf("warcio read %d records, nlnwa/gowarc %d", w.Records, theirs.records)
-	}
+	checkReadersAgree(t, paths)
 	waczFile := filepath.Join(t.TempDir(), "crawl.wacz")
 	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", waczFile, "--data", s.Data); code != 0 {
 		t.Fatalf("export wacz: exit %d: %s", code, errOut)
@@ -629,5 +607,25 @@ func TestIPBudgetSettings(t *testing.T) {
 		if err := s.validate(); err == nil || !strings.Contains(err.Error(), "--ip-") {
 			t.Errorf("validate(%d, %v) = %v, want an --ip- error", s.IPConcurrency, s.IPDelay, err)
 		}
+	}
+}
+
+// checkReadersAgree reads the WARC files with our verifier and the three
+// independent readers, each failing the test on a fault, and fails it
+// when they read different numbers of records (internetarchive/gowarc's
+// 0: it could not be built here).
+func checkReadersAgree(t *testing.T, paths []string) {
+	t.Helper()
+	fault := func(_, msg string) { t.Error(msg) }
+	ours := verifyOurs(t, paths, fault)
+	theirs := readNlnwa(t, paths, fault)
+	if ours.Records != theirs.records {
+		t.Errorf("warc.Verify read %d records, nlnwa/gowarc %d", ours.Records, theirs.records)
+	}
+	if ia := verifyIA(t, paths, fault); ia.records != 0 && ia.records != theirs.records {
+		t.Errorf("internetarchive/gowarc read %d records, nlnwa/gowarc %d", ia.records, theirs.records)
+	}
+	if w := readWarcio(t, paths, fault); w != nil && w.Records != theirs.records {
+		t.Errorf("warcio read %d records, nlnwa/gowarc %d", w.Records, theirs.records)
 	}
 }
