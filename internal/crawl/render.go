@@ -211,7 +211,7 @@ func (c *Crawler) subFetcher(held uint64, heldEnd time.Time, page Task) render.F
 			return nil, fmt.Errorf("%w: excluded by %s", errSubRequest, rule)
 		}
 		cache := cacheable(r.ResourceType)
-		if resp := c.subCache.get(l.URL); cache && resp != nil {
+		if resp := c.cachedSub(cache, l.URL); resp != nil {
 			c.rstats.cached.Add(1)
 			return resp, nil
 		}
@@ -251,7 +251,7 @@ func (c *Crawler) subFetcher(held uint64, heldEnd time.Time, page Task) render.F
 				c.stats.robotsDisallowed.Add(1)
 				return nil, render.ErrDisallowed
 			}
-			if resp := c.subCache.get(l.URL); cache && resp != nil {
+			if resp := c.cachedSub(cache, l.URL); resp != nil {
 				// Another tab fetched it while this one waited for the host.
 				_ = v.Release(Outcome{})
 				c.rstats.cached.Add(1)
@@ -264,6 +264,15 @@ func (c *Crawler) subFetcher(held uint64, heldEnd time.Time, page Task) render.F
 			return resp, err
 		}
 	}
+}
+
+// cachedSub returns the requisite cache's answer for url when the
+// request may be answered from it (cache), or nil.
+func (c *Crawler) cachedSub(cache bool, url string) *render.Response {
+	if !cache {
+		return nil
+	}
+	return c.subCache.get(url)
 }
 
 // subFetch makes the request of a visit and archives it.
