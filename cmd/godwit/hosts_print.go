@@ -53,6 +53,9 @@ func printHost(out io.Writer, h admin.Host, now time.Time) {
 		state = "idle"
 	}
 	fmt.Fprintf(tw, "state\t%s\n", state)
+	if h.Node != "" {
+		fmt.Fprintf(tw, "node\t%s (schedules the host: its shard's owner)\n", h.Node)
+	}
 	fmt.Fprintf(tw, "queued\t%s URLs\n", humanCount(h.Queued))
 	budget := "no limit"
 	if h.BudgetMax > 0 {
@@ -66,7 +69,7 @@ func printHost(out io.Writer, h admin.Host, now time.Time) {
 	}
 	fmt.Fprintf(tw, "next request\t%s\n", next)
 	if h.IPGroup != "" {
-		fmt.Fprintf(tw, "IP group\t%s (its IP budget is shared with the other hosts on it)\n", h.IPGroup)
+		fmt.Fprintf(tw, "IP group\t%s (its IP budget is shared with the other hosts on it: godwit hosts ips)\n", h.IPGroup)
 	}
 	fmt.Fprintf(tw, "latency\t%s\n", humanDuration(time.Duration(h.LatencyMS)*time.Millisecond))
 	fmt.Fprintf(tw, "errors\t%s in all, %d in a row, breaker %s\n", humanCount(h.Errors), h.ErrorStreak, dash(h.Breaker))

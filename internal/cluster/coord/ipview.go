@@ -47,3 +47,9 @@ func (s *Session) HostOwner(ctx context.Context, host string) (node, adminAddr s
 	}
 	return node, adminAddr, nil
 }
+
+// Admin is this node's admin API address, once SetAdmin recorded it.
+func (s *Session) Admin() string {
+	a, _ := s.admin.Load().(string)
+	return a
+}
