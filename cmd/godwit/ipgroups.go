@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/godwit-crawler/godwit/internal/admin"
+	"github.com/godwit-crawler/godwit/internal/cluster/jetstream"
 )
 
 var _ admin.IPBackend = (*backend)(nil)
@@ -17,9 +18,7 @@ func (b *backend) IPGroups(context.Context) (admin.IPGroups, error) {
 	s := b.frontier.IPSummary()
 	out := admin.IPGroups{Enabled: s.On, Concurrency: s.Concurrency, DelayMS: s.Delay.Milliseconds(),
 		Full: s.Full, Waiting: s.Waiting, Waits: s.Waits}
-	byKey := map[string]int{}
 	for _, g := range b.frontier.IPGroups() {
-		byKey[g.Key] = len(out.Groups)
 		out.Groups = append(out.Groups, admin.IPGroup{Address: g.Key, Hosts: g.Hosts, InFlight: g.InFlight,
 			Limit: g.Limit, Full: g.Full, Waiting: g.Parked, Waits: g.Waits, NextStart: g.NextStart})
 	}
@@ -27,20 +26,31 @@ func (b *backend) IPGroups(context.Context) (admin.IPGroups, error) {
 		return out, nil
 	}
 	out.Node = b.cluster.Node()
-	// Addresses only other nodes use are listed too (no hosts here):
-	// the bucket is the crawl's.
-	for _, v := range b.cluster.IPSlots() {
+	out.Groups = withSlots(out.Groups, b.cluster.IPSlots())
+	return out, nil
+}
+
+// withSlots adds to groups the slots of each address every node holds
+// and the nodes wanting one, as the slot bucket's watch shows them;
+// addresses only other nodes use are listed too, with no hosts here
+// (the bucket is the crawl's).
+func withSlots(groups []admin.IPGroup, views []jetstream.IPSlotView) []admin.IPGroup {
+	byKey := map[string]int{}
+	for i, g := range groups {
+		byKey[g.Address] = i
+	}
+	for _, v := range views {
 		i, ok := byKey[v.Key]
 		if !ok {
-			i = len(out.Groups)
-			out.Groups = append(out.Groups, admin.IPGroup{Address: v.Key})
+			i = len(groups)
+			groups = append(groups, admin.IPGroup{Address: v.Key})
 		}
-		g := &out.Groups[i]
+		g := &groups[i]
 		for node, n := range v.Holders {
 			g.Slots = append(g.Slots, admin.IPSlots{Node: node, Slots: n})
 		}
 		slices.SortFunc(g.Slots, func(a, b admin.IPSlots) int { return strings.Compare(a.Node, b.Node) })
 		g.WantedBy = v.Wanters
 	}
-	return out, nil
+	return groups
 }

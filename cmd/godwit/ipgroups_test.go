@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/admin"
+	"github.com/godwit-crawler/godwit/internal/cluster/jetstream"
 	"github.com/godwit-crawler/godwit/internal/fakeweb"
 )
 
@@ -143,3 +145,23 @@ func TestPrintIPGroups(t *testing.T) {
 }
 
 func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }
+
+// TestWithSlots: a cluster node's groups get the slots each node holds
+// of their address (sorted by node) and its wanters; an address only
+// other nodes use is added with no hosts here; the others are left as
+// they were.
+func TestWithSlots(t *testing.T) {
+	groups := []admin.IPGroup{{Address: "192.0.2.7", Hosts: 5, InFlight: 1, Limit: 1}, {Address: "192.0.2.8", Hosts: 1}}
+	got := withSlots(groups, []jetstream.IPSlotView{
+		{Key: "192.0.2.7", Holders: map[string]int{"n2": 2, "n1": 1}, Wanters: []string{"n3"}},
+		{Key: "2001:db8::/64", Holders: map[string]int{"n3": 4}},
+	})
+	want := []admin.IPGroup{
+		{Address: "192.0.2.7", Hosts: 5, InFlight: 1, Limit: 1, Slots: []admin.IPSlots{{Node: "n1", Slots: 1}, {Node: "n2", Slots: 2}}, WantedBy: []string{"n3"}},
+		{Address: "192.0.2.8", Hosts: 1},
+		{Address: "2001:db8::/64", Slots: []admin.IPSlots{{Node: "n3", Slots: 4}}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("withSlots = %+v\nwant %+v", got, want)
+	}
+}
