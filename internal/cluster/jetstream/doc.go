@@ -16,9 +16,7 @@
 //     whose revision at creation is the shard's epoch;
 //   - KV bucket godwit_C_ipslots (IPSlots, when fetching directly): the
 //     per-IP budget across nodes, "s.<address>.<i>" per slot held and
-//     "w.<address>.<node>" per node asking for one, per-key TTL;
-//     IPSlots.View reads, without a round trip, what the node knows of
-//     it from its watch (each address's slots by holder, its wanters).
+//     "w.<address>.<node>" per node asking for one, per-key TTL.
 //
 // Timing: keys are renewed every TTL/5; a lease counts as owned (Owns)
 // until TTL×2/3 after the renewal that last confirmed it was *sent*, on
@@ -34,6 +32,9 @@
 // are safe to call from other goroutines meanwhile. Notify callbacks
 // come from Run's goroutine. Leave is for after Run returns; Close
 // releases the codec. The *nats.Conn stays the caller's to close.
+// IPSlots.View, safe beside IPSlots.Run, reads without a round trip what
+// the node knows of the slot bucket from its watch (each address's
+// slots by holder, and its wanters), for the operator.
 //
 // The package needs nats-server ≥ 2.11 (per-message TTL on KV keys); it
 // is tested against an embedded v2.15.2.
