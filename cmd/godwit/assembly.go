@@ -316,6 +316,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		be.pages = pages
 		be.procs = procs.runner
 		be.cluster = cn
+		be.adminToken = s.AdminToken
 		stopAdmin, adminAddr, err := startAdmin(ctx, s, be, log, metrics...)
 		if err != nil {
 			return nil, err

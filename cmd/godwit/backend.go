@@ -26,9 +26,12 @@ type backend struct {
 	pages    *events.Index   // nil: no pages API (pages.go)
 	procs    *process.Runner // nil: no processors
 	cluster  *coord.Session  // nil: a single-node crawl (no /api/cluster)
-	canon    *urlnorm.Canonicalizer
-	started  time.Time
-	now      func() time.Time
+	// adminToken is the admin server's token, which a cluster node
+	// sends the other nodes' admin APIs (cluster_hosts.go).
+	adminToken string
+	canon      *urlnorm.Canonicalizer
+	started    time.Time
+	now        func() time.Time
 }
 
 var _ admin.Backend = (*backend)(nil)
@@ -130,11 +133,13 @@ func (b *backend) Hosts(_ context.Context, sort string, limit int) ([]admin.Host
 	return out, nil
 }
 
-func (b *backend) Host(_ context.Context, name string) (admin.Host, error) {
+func (b *backend) Host(ctx context.Context, name string) (admin.Host, error) {
 	info, ok, err := b.frontier.Host(name)
 	switch {
 	case err != nil:
 		return admin.Host{}, err
+	case !ok && b.cluster != nil && admin.Forwarded(ctx) == "":
+		return b.ownerHost(ctx, name)
 	case !ok:
 		return admin.Host{}, fmt.Errorf("%w: host %q", admin.ErrNotFound, name)
 	}
@@ -162,6 +167,9 @@ func (b *backend) host(h crawl.HostInfo, requests10m int64) admin.Host {
 		RobotsFetchedAt: h.RobotsFetchedAt,
 		BudgetUsed:      int64(h.Fetched),
 		Requests10m:     requests10m,
+	}
+	if b.cluster != nil {
+		out.Node = b.cluster.Node()
 	}
 	if b.crawler != nil { // nil: a stored crawl's hosts, which nothing renders now
 		if r, ok := b.crawler.RenderHost(h.Name); ok {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -529,6 +530,36 @@ func TestClusterStatus(t *testing.T) {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+
+	// A host another node schedules: n1's admin API and `godwit hosts`
+	// answer with that node's view of it, saying which node it is.
+	if a, err := observeAssignment(t, nats, "c5"); err != nil {
+		t.Fatal(err)
+	} else {
+		for i := range 20 {
+			name := fmt.Sprintf("h%d.fake.test", i)
+			owner := a.Owners[shard.Of(name, len(a.Owners))]
+			if owner == "n1" {
+				continue
+			}
+			var h admin.Host
+			getJSON(t, "http://"+adminAddr+"/api/hosts/"+name, &h)
+			if h.Name != name || h.Node != owner || h.Queued+h.Fetched == 0 {
+				t.Errorf("GET /api/hosts/%s on n1 = %+v, want %s's view of it", name, h, owner)
+			}
+			res := runBinary(t, "hosts", name, "--admin", adminAddr)
+			if res.code != 0 || !regexp.MustCompile(`(?m)^node +`+owner+` `).MatchString(res.stdout) {
+				t.Errorf("godwit hosts %s on n1: exit %d:\n%s%s", name, res.code, res.stdout, res.stderr)
+			}
+			break
+		}
+	}
+	// Through a proxy there are no IP groups.
+	var ips admin.IPGroups
+	getJSON(t, "http://"+adminAddr+"/api/ip-groups", &ips)
+	if ips.Enabled || ips.Node != "n1" {
+		t.Errorf("/api/ip-groups through the proxy = %+v, want no IP groups, answered by n1", ips)
 	}
 
 	// What the killed node did but could not count (in its last 250 ms,

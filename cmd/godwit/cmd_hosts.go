@@ -27,9 +27,11 @@ func newHostsCmd() *cobra.Command {
 first: queue, fetched pages, delay and its reason, when the next request
 may go and why it waits. With HOST, show everything the crawl knows about
 that host: politeness, robots.txt, breaker, budget and the operator's
-override.`,
+override. godwit hosts ips lists the IP groups: the hosts that share an
+address and its IP budget.`,
 		Example: `  godwit hosts --sort errors --limit 20
   godwit hosts example.com
+  godwit hosts ips
   godwit hosts block example.com
   godwit hosts policy example.com --delay 5s --max-pages 1000`,
 		Args: cobra.MaximumNArgs(1),
@@ -74,6 +76,7 @@ override.`,
 		newHostActionCmd("block", "Stop all requests to a host (its URLs stay queued)", "blocked"),
 		newHostActionCmd("unblock", "Let a blocked host's requests go again", "unblocked"),
 		newHostPolicyCmd(),
+		newHostsIPsCmd(),
 	)
 	return cmd
 }
@@ -182,4 +185,44 @@ func hostArg(s string) (string, error) {
 		}
 	}
 	return h, nil
+}
+
+func newHostsIPsCmd() *cobra.Command {
+	var (
+		f     adminFlags
+		limit int
+	)
+	cmd := &cobra.Command{
+		Use:   "ips",
+		Short: "List the IP groups: hosts sharing an address, its requests in flight and the hosts waiting for it",
+		Long: `List the crawl's IP groups: the hosts whose names resolve to one address
+(IPv6: one /64) share its IP budget (--ip-concurrency requests in flight,
+--ip-delay between starts). Per address: its hosts, requests in flight,
+how many may be in flight now, hosts ready but waiting for the address,
+how often one waited, and when its next request may start; the groups
+holding most hosts back come first. In a cluster crawl, the groups of the
+node asked, with the slots of each address every node holds and the
+nodes asking for more.`,
+		Example: `  godwit hosts ips
+  godwit hosts ips --limit 200 --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if limit < 1 || limit > 1000 {
+				return fmt.Errorf("--limit %d: want 1 to 1000", limit)
+			}
+			c, err := f.client()
+			if err != nil {
+				return err
+			}
+			var g admin.IPGroups
+			if printed, err := c.get(cmd, &f, "/api/ip-groups", url.Values{"limit": {fmt.Sprint(limit)}}, &g); err != nil || printed {
+				return err
+			}
+			printIPGroups(cmd.OutOrStdout(), g, time.Now())
+			return nil
+		},
+	}
+	f.register(cmd)
+	flagIPGroupsLimit.intVar(cmd.Flags(), &limit, 50)
+	return cmd
 }

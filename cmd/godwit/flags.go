@@ -153,6 +153,8 @@ var (
 var (
 	flagHostsSort  = flagInfo{name: "sort", help: "order: queued, fetched or errors (most first)"}
 	flagHostsLimit = flagInfo{name: "limit", help: "hosts to list at most (1 to 1000)"}
+	// godwit hosts ips.
+	flagIPGroupsLimit = flagInfo{name: "limit", help: "IP groups to list at most, those holding most hosts back first (1 to 1000)"}
 )
 
 // godwit hosts policy.

@@ -53,6 +53,9 @@ func printHost(out io.Writer, h admin.Host, now time.Time) {
 		state = "idle"
 	}
 	fmt.Fprintf(tw, "state\t%s\n", state)
+	if h.Node != "" {
+		fmt.Fprintf(tw, "node\t%s (schedules the host: its shard's owner)\n", h.Node)
+	}
 	fmt.Fprintf(tw, "queued\t%s URLs\n", humanCount(h.Queued))
 	budget := "no limit"
 	if h.BudgetMax > 0 {
@@ -66,7 +69,7 @@ func printHost(out io.Writer, h admin.Host, now time.Time) {
 	}
 	fmt.Fprintf(tw, "next request\t%s\n", next)
 	if h.IPGroup != "" {
-		fmt.Fprintf(tw, "IP group\t%s (its IP budget is shared with the other hosts on it)\n", h.IPGroup)
+		fmt.Fprintf(tw, "IP group\t%s (its IP budget is shared with the other hosts on it: godwit hosts ips)\n", h.IPGroup)
 	}
 	fmt.Fprintf(tw, "latency\t%s\n", humanDuration(time.Duration(h.LatencyMS)*time.Millisecond))
 	fmt.Fprintf(tw, "errors\t%s in all, %d in a row, breaker %s\n", humanCount(h.Errors), h.ErrorStreak, dash(h.Breaker))
@@ -110,4 +113,59 @@ func printHost(out io.Writer, h admin.Host, now time.Time) {
 		fmt.Fprintf(tw, "%s\t%s: %s, %d confirmations\n", label, a.Rule, state, a.Confirmations)
 	}
 	tw.Flush()
+}
+
+// printIPGroups writes godwit hosts ips: the budget, then one line per
+// address; the slot columns only in a cluster crawl.
+func printIPGroups(out io.Writer, g admin.IPGroups, now time.Time) {
+	if !g.Enabled {
+		fmt.Fprintln(out, "no IP groups: this crawl fetches through a proxy (the addresses are the proxy's)")
+		return
+	}
+	conc := "no bound on requests in flight per address"
+	if g.Concurrency > 0 {
+		conc = fmt.Sprintf("%d in flight per address", g.Concurrency)
+	}
+	where := ""
+	if g.Node != "" {
+		where = " on node " + g.Node
+	}
+	fmt.Fprintf(out, "IP budget: %s (IPv6: per /64), %s between starts; %d groups%s, %d full, %d hosts waiting for their address now, %s waits so far\n",
+		conc, humanDuration(time.Duration(g.DelayMS)*time.Millisecond), g.Total, where, g.Full, g.Waiting, humanCount(g.Waits))
+	if len(g.Groups) == 0 {
+		return
+	}
+	cluster := false
+	for _, x := range g.Groups {
+		cluster = cluster || len(x.Slots) > 0 || len(x.WantedBy) > 0
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	head := "ADDRESS\tHOSTS\tIN FLIGHT\tLIMIT\tWAITING\tWAITS\tNEXT START"
+	if cluster {
+		head += "\tSLOTS BY NODE\tWANTED BY"
+	}
+	fmt.Fprintln(tw, head)
+	for _, x := range g.Groups {
+		limit := "-"
+		if x.Limit > 0 || g.Node != "" {
+			limit = fmt.Sprint(x.Limit)
+		}
+		if x.Full {
+			limit += " (full)"
+		}
+		line := fmt.Sprintf("%s\t%d\t%d\t%s\t%d\t%s\t%s", x.Address, x.Hosts, x.InFlight, limit, x.Waiting,
+			humanCount(x.Waits), untilString(x.NextStart, now))
+		if cluster {
+			var slots []string
+			for _, s := range x.Slots {
+				slots = append(slots, fmt.Sprintf("%s:%d", s.Node, s.Slots))
+			}
+			line += "\t" + dash(strings.Join(slots, " ")) + "\t" + dash(strings.Join(x.WantedBy, " "))
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+	if g.Total > len(g.Groups) {
+		fmt.Fprintf(out, "(%d of %d groups; --limit for more)\n", len(g.Groups), g.Total)
+	}
 }

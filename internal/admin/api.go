@@ -203,7 +203,11 @@ type Host struct {
 	Waiting     string    `json:"waiting"`
 	// IPGroup is the address (IPv6: /64 prefix) whose IP budget the host
 	// shares, once resolved; empty without an IP budget.
-	IPGroup     string `json:"ip_group,omitempty"`
+	IPGroup string `json:"ip_group,omitempty"`
+	// Node is, in a cluster crawl, the node that schedules the host (the
+	// owner of its shard), which answered for it: a node asked about a
+	// host another node schedules asks that node's admin API.
+	Node        string `json:"node,omitempty"`
 	LatencyMS   int64  `json:"latency_ms"`
 	ErrorStreak int64  `json:"error_streak"`
 	Breaker     string `json:"breaker"` // "closed", "open", "half-open"

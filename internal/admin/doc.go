@@ -41,11 +41,18 @@
 // # Answers
 //
 // GET endpoints answer the JSON types of api.go (GET /api/hosts a JSON
-// array of Host, never null); POST /api/seeds answers SeedsResult; the
+// array of Host, never null; GET /api/ip-groups IPGroups, from a Backend
+// that is also an IPBackend, sorted and cut to its limit by the server;
+// GET /api/cluster from a ClusterBackend); POST /api/seeds answers SeedsResult; the
 // actions (policy PUT and DELETE, block, unblock, recrawl PUT, pause,
 // resume) answer 204 No Content, and the new state is read with a GET. Every route is
 // described by GET /api/openapi.json (openapi.json, checked against the
 // mux by a test).
+//
+// A host lookup carrying ForwardedHeader (a cluster node asking the
+// node that schedules the host) reaches Backend.Host with the forwarding
+// node in its context (Forwarded), so the node asked answers from its
+// own state and forwards no further.
 //
 // # Client
 //

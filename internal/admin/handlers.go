@@ -2,6 +2,7 @@ package admin
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -116,7 +117,11 @@ func (s *Server) host(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	h, err := s.b.Host(r.Context(), name)
+	ctx := r.Context()
+	if by := r.Header.Get(ForwardedHeader); by != "" {
+		ctx = context.WithValue(ctx, forwardedKey{}, by)
+	}
+	h, err := s.b.Host(ctx, name)
 	if err != nil {
 		s.backendError(w, r, err)
 		return

@@ -101,6 +101,7 @@ func New(b Backend, o Options) (*Server, error) {
 		{"POST", "/api/seeds", s.addSeeds},
 		{"GET", "/api/status", s.status},
 		{"GET", "/api/cluster", s.cluster},
+		{"GET", "/api/ip-groups", s.ipGroups},
 		{"GET", "/api/hosts", s.listHosts},
 		{"GET", "/api/hosts/{host}", s.host},
 		{"PUT", "/api/hosts/{host}/policy", s.setPolicy},

@@ -177,6 +177,19 @@ func (d *dashboardServer) handler() http.Handler {
 			},
 			Totals: admin.ClusterTotals{Pages: 2000, Nodes: 3, PagesPerSecond: 18, Queued: 500, InFlight: 7}})
 	})
+	api.HandleFunc("GET /api/ip-groups", func(w http.ResponseWriter, r *http.Request) {
+		g := admin.IPGroups{Enabled: !d.onePass, Concurrency: 2, DelayMS: 250, Total: 2, Full: 1, Waiting: 3, Waits: 1500,
+			Groups: []admin.IPGroup{
+				{Address: "192.0.2.7", Hosts: 40, InFlight: 2, Limit: 2, Full: true, Waiting: 3, Waits: 1400},
+				{Address: "2001:db8::/64", Hosts: 1, Limit: 2, Waits: 100},
+			}}
+		if d.cluster {
+			g.Node = "n1"
+			g.Groups[0].Slots = []admin.IPSlots{{Node: "n1", Slots: 2}, {Node: "<b>n2", Slots: 0}}
+			g.Groups[0].WantedBy = []string{"n3"}
+		}
+		writeJSON(w, http.StatusOK, g)
+	})
 	api.HandleFunc("GET /api/hosts", func(w http.ResponseWriter, r *http.Request) {
 		d.mu.Lock()
 		d.hostsQuery = append(d.hostsQuery, r.URL.RawQuery)
@@ -352,6 +365,23 @@ func TestDashboardInChromium(t *testing.T) {
 		if find(byID(t, dom, "cluster-nodes"), "b") != nil {
 			t.Errorf("a node ID was inserted as HTML")
 		}
+		if hasAttr(byID(t, dom, "ip-groups"), "hidden") {
+			t.Fatalf("#ip-groups is hidden on a crawl that keeps IP groups")
+		}
+		want = "Budget per address: 2 in flight, 250 ms between starts. 2 groups on node n1, 1 full; 3 hosts waiting for their address now, 1,500 waits so far."
+		if got := text(byID(t, dom, "ip-summary")); got != want {
+			t.Errorf("#ip-summary = %q, want %q", got, want)
+		}
+		rows = nil
+		for _, r := range findAll(byID(t, dom, "ip-table"), "tbody", "tr") {
+			rows = append(rows, text(r))
+		}
+		if want := []string{"192.0.2.74022 (full)31,400–n1: 2, <b>n2: 0; wanted by n3", "2001:db8::/641020100––"}; strings.Join(rows, "|") != strings.Join(want, "|") {
+			t.Errorf("IP group rows = %q, want %q", rows, want)
+		}
+		if find(byID(t, dom, "ip-table"), "b") != nil {
+			t.Errorf("a node ID was inserted as HTML")
+		}
 	})
 
 	t.Run("one-pass crawl", func(t *testing.T) {
@@ -364,6 +394,9 @@ func TestDashboardInChromium(t *testing.T) {
 		}
 		if !hasAttr(byID(t, dom, "cluster"), "hidden") {
 			t.Errorf("#cluster is shown on a single-node crawl")
+		}
+		if !hasAttr(byID(t, dom, "ip-groups"), "hidden") {
+			t.Errorf("#ip-groups is shown on a crawl without IP groups")
 		}
 	})
 

@@ -29,6 +29,8 @@
 //     cluster mode at most IPBudget.Limit leases out to it (SetIPBudget:
 //     the slots of the address's budget this node holds); a Visit counts
 //     as a lease there, or takes the held lease's slot (visit.go);
+//     IPGroups and IPSummary are read-only views of the groups for the
+//     operator (ipview.go: limit, full, hosts held back and how often);
 //   - Next reports crawl.ErrExhausted only when nothing is queued, nothing
 //     is due for a revisit, no lease is outstanding and no host is out
 //     being resolved.

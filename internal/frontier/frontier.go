@@ -69,6 +69,7 @@ type Frontier struct {
 	ipc     ipConfig
 	groups  map[string]*ipGroup
 	ipSweep uint64
+	ipWaits int64 // hosts parked by their IP group, since Open (ipview.go)
 	// resolving counts hosts handed to a Next to resolve (out of the
 	// ready heap, not leased): the crawl is not exhausted meanwhile.
 	resolving int

@@ -78,6 +78,15 @@ func TestIPBudgetShared(t *testing.T) {
 		if in, used := f.IPUse("10.0.0.1"); in != 1 || !used {
 			t.Errorf("IPUse = %d, %v; want 1, true", in, used)
 		}
+		for _, g := range f.IPGroups() {
+			// The view's limit is the shared budget's, below IPConcurrency.
+			if g.Key == "10.0.0.1" && (g.Limit != 1 || !g.Full || g.InFlight != 1) {
+				t.Errorf("IPGroups: %+v, want limit 1 (the shared budget's), full, 1 in flight", g)
+			}
+			if g.Key == "10.0.0.2" && (g.Limit != 4 || g.Full) {
+				t.Errorf("IPGroups: %+v, want limit 4, not full", g)
+			}
+		}
 		b.set("10.0.0.1", 2)
 		f.IPRoom("10.0.0.1")
 		l3 := mustNext(t, f)

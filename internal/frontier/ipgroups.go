@@ -58,6 +58,7 @@ type ipGroup struct {
 	members   int       // active hosts resolved into the group
 	parked    parkHeap  // members ready but held back by the group
 	released  *host     // the parked member handed back to the ready heap, if any
+	waits     int64     // hosts parked by the group since it was made (ipview.go)
 }
 
 // IP resolution states of a host.
@@ -121,6 +122,8 @@ func (f *Frontier) gateIP(h *host, now time.Time) (ok bool, err error) {
 	heap.Remove(&f.ready, h.heapIndex)
 	f.unrelease(h)
 	heap.Push(&g.parked, h)
+	g.waits++
+	f.ipWaits++
 	f.releaseIP(g)
 	return false, nil
 }
@@ -313,6 +316,14 @@ type IPGroup struct {
 	// NextStart is the earliest start of its next request (zero: no
 	// delay pending).
 	NextStart time.Time
+	// Limit is how many leases may be out to it now (IPConcurrency, or
+	// fewer: the slots this node holds of the address in cluster mode;
+	// 0: no bound); Full, whether InFlight has reached it.
+	Limit int
+	Full  bool
+	// Waits counts the times a host ready by its own rules was held
+	// back by the group, since the group was made.
+	Waits int64
 }
 
 // IPGroups lists the IP groups of the active hosts (and of hosts gone
@@ -322,7 +333,8 @@ func (f *Frontier) IPGroups() []IPGroup {
 	defer f.mu.Unlock()
 	out := make([]IPGroup, 0, len(f.groups))
 	for _, g := range f.groups {
-		ig := IPGroup{Key: g.key, Hosts: g.members, InFlight: g.inflight, Parked: len(g.parked)}
+		ig := IPGroup{Key: g.key, Hosts: g.members, InFlight: g.inflight, Parked: len(g.parked),
+			Limit: g.limit(f.ipc), Full: !g.room(f.ipc), Waits: g.waits}
 		if g.released != nil {
 			ig.Parked++
 		}

@@ -258,15 +258,25 @@ godwit_hosts{state="waiting_ip"} 1
 # HELP godwit_ip_groups IP addresses (IPv6: /64 prefixes) the active hosts resolved to, each with its IP budget.
 # TYPE godwit_ip_groups gauge
 godwit_ip_groups 2
+# HELP godwit_ip_groups_full IP groups with as many requests in flight as their IP budget allows (cluster mode: as this node's slots of the address allow).
+# TYPE godwit_ip_groups_full gauge
+godwit_ip_groups_full 2
+# HELP godwit_ip_waits_total Times a host ready by its own rules was held back by its IP address's budget.
+# TYPE godwit_ip_waits_total counter
+godwit_ip_waits_total 1
 `
-		if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "godwit_hosts", "godwit_ip_groups"); err != nil {
+		if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "godwit_hosts", "godwit_ip_groups",
+			"godwit_ip_groups_full", "godwit_ip_waits_total"); err != nil {
 			t.Error(err)
 		}
 		groups := f.IPGroups()
 		slices.SortFunc(groups, func(a, b IPGroup) int { return strings.Compare(a.Key, b.Key) })
-		if len(groups) != 2 || groups[0] != (IPGroup{Key: "10.0.0.1", Hosts: 2, InFlight: 1, Parked: 1}) ||
-			groups[1] != (IPGroup{Key: "10.0.0.2", Hosts: 1, InFlight: 1}) {
+		if len(groups) != 2 || groups[0] != (IPGroup{Key: "10.0.0.1", Hosts: 2, InFlight: 1, Parked: 1, Limit: 1, Full: true, Waits: 1}) ||
+			groups[1] != (IPGroup{Key: "10.0.0.2", Hosts: 1, InFlight: 1, Limit: 1, Full: true}) {
 			t.Errorf("IPGroups() = %+v", groups)
+		}
+		if s := f.IPSummary(); s != (IPSummary{On: true, Concurrency: 1, Groups: 2, Full: 2, Waiting: 1, Waits: 1}) {
+			t.Errorf("IPSummary() = %+v", s)
 		}
 	})
 }

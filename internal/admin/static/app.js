@@ -306,6 +306,29 @@
     $("cluster-nodes").tBodies[0].replaceChildren(...(rows.length ? rows : [emptyRow(7, "No live node.")]));
   }
 
+  // renderIPGroups fills the IP groups group from /api/ip-groups; a crawl
+  // through a proxy keeps none (enabled false): the group stays hidden.
+  function renderIPGroups(g) {
+    $("ip-groups").hidden = !g.enabled;
+    if (!g.enabled) return;
+    const conc = g.ip_concurrency > 0 ? `${int.format(g.ip_concurrency)} in flight` : "no bound on requests in flight";
+    const node = g.node ? ` on node ${g.node}` : "";
+    setText("ip-summary", `Budget per address: ${conc}, ${int.format(g.ip_delay_ms)} ms between starts. ` +
+      `${int.format(g.total)} groups${node}, ${int.format(g.full)} full; ${int.format(g.waiting)} hosts waiting for their address now, ` +
+      `${int.format(g.waits)} waits so far.`);
+    const rows = g.groups.map((x) => el("tr", {},
+      el("th", { scope: "row" }, x.address),
+      el("td", { class: "num" }, int.format(x.hosts)),
+      el("td", { class: "num" }, int.format(x.in_flight)),
+      el("td", { class: "num" }, (x.limit > 0 || g.node ? int.format(x.limit) : "–") + (x.full ? " (full)" : "")),
+      el("td", { class: "num" }, int.format(x.waiting)),
+      el("td", { class: "num" }, int.format(x.waits)),
+      el("td", {}, x.next_start ? formatTime(x.next_start) : "–"),
+      el("td", {}, (x.slots || []).map((s) => `${s.node}: ${s.slots}`).join(", ") +
+        (x.wanted_by && x.wanted_by.length ? `; wanted by ${x.wanted_by.join(", ")}` : "") || "–")));
+    $("ip-table").tBodies[0].replaceChildren(...(rows.length ? rows : [emptyRow(8, "No IP groups yet.")]));
+  }
+
   // --- Host lookup ----------------------------------------------------------
 
   // hostFields lists every field of admin.Host, in reading order.
@@ -397,6 +420,24 @@
     }
   }
 
+  // A crawl without IP groups (404, or through a proxy) is not asked again.
+  let ipGone = false;
+  async function updateIPGroups() {
+    if (ipGone) return;
+    try {
+      const g = await api("api/ip-groups?limit=20");
+      renderIPGroups(g);
+      ipGone = !g.enabled;
+    } catch (e) {
+      if (e.status === 404) {
+        ipGone = true;
+        return;
+      }
+      if (e.status === 401) return reportFailure(e);
+      if (!$("ip-groups").hidden) setText("ip-summary", `The update at ${clock.format(new Date())} failed: ${e.message}.`);
+    }
+  }
+
   // A failure here is shown in the hosts table, not the status line, which
   // follows /api/status; only 401 concerns the whole page.
   async function updateHosts() {
@@ -428,6 +469,7 @@
     poll(updateStatus, STATUS_EVERY_MS);
     poll(updateHosts, HOSTS_EVERY_MS);
     poll(updateCluster, HOSTS_EVERY_MS);
+    poll(updateIPGroups, HOSTS_EVERY_MS);
   }
 
   start();

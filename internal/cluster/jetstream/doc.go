@@ -32,6 +32,9 @@
 // are safe to call from other goroutines meanwhile. Notify callbacks
 // come from Run's goroutine. Leave is for after Run returns; Close
 // releases the codec. The *nats.Conn stays the caller's to close.
+// IPSlots.View, safe beside IPSlots.Run, reads without a round trip what
+// the node knows of the slot bucket from its watch (each address's
+// slots by holder, and its wanters), for the operator.
 //
 // The package needs nats-server ≥ 2.11 (per-message TTL on KV keys); it
 // is tested against an embedded v2.15.2.

@@ -152,6 +152,23 @@ func TestIPSlotsAcrossNodes(t *testing.T) {
 	if p := web.peak.Load(); p < concurrency-1 {
 		t.Errorf("at most %d requests in flight over 3 nodes with 24 workers: the budget of %d is not used", p, concurrency)
 	}
+	// Any node's view of the bucket shows who holds the address's slots.
+	var view []IPSlotView
+	waitFor(t, 5*time.Second, "node a's view to show all the slots, by holder", func() bool {
+		view = nodes[0].fr.slots.View()
+		if len(view) != 1 || view[0].Key != key {
+			return false
+		}
+		sum := 0
+		for node, n := range view[0].Holders {
+			if node != "a" && node != "b" && node != "c" {
+				return false
+			}
+			sum += n
+		}
+		return sum == concurrency && view[0].Here == nodes[0].fr.slots.Held(key) && view[0].Holders["a"] == view[0].Here
+	})
+	t.Logf("node a's view: %+v", view)
 
 	// c dies: its connection goes first, so nothing is given back.
 	dead := nodes[2]
@@ -252,5 +269,15 @@ func TestIPSlotsMoreNodesThanSlots(t *testing.T) {
 	waitFor(t, 4*testTTL, "it to hold both slots", func() bool { return last.fr.slots.Held(key) == concurrency })
 	if p := web.peak.Load(); p > concurrency {
 		t.Fatalf("%d requests in flight to the address at once; its budget is %d", p, concurrency)
+	}
+}
+
+// TestAddrKey: the address part of a slot key spells the frontier's
+// group key back.
+func TestAddrKey(t *testing.T) {
+	for _, key := range []string{"127.0.0.2", "10.1.2.3", "2001:db8:1:2::/64", "::/64"} {
+		if got := addrKey(addrPart(key)); got != key {
+			t.Errorf("addrKey(addrPart(%q)) = %q", key, got)
+		}
 	}
 }
