@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -120,7 +119,7 @@ func metadataRecord(resp *fetch.Response, respID string, d crawl.Decision, omitt
 		add("title", d.Title)
 	}
 	if d.HasSimHash {
-		add("simhash", fmt.Sprintf("%016x", d.SimHash))
+		add("simhash", simhashHex(d.SimHash))
 	}
 	if isNear {
 		add("near-duplicate-of", near.URI)
@@ -168,4 +167,15 @@ func metadataRecord(resp *fetch.Response, respID string, d crawl.Decision, omitt
 	rec.Header.Set(warc.FieldRefersTo, respID)
 	rec.Header.Set(warc.FieldContentType, warc.ContentTypeWarcFields)
 	return rec
+}
+
+// simhashHex is fmt.Sprintf("%016x", v) without fmt's cost.
+func simhashHex(v uint64) string {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	for i := 15; i >= 0; i-- {
+		b[i] = digits[v&0xf]
+		v >>= 4
+	}
+	return string(b[:])
 }

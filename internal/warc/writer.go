@@ -185,7 +185,7 @@ type Location struct {
 // size. It is safe for concurrent use; see the package documentation.
 type Writer struct {
 	cfg    WriterConfig
-	gz     sync.Pool                       // *gzip.Writer, reused across records
+	encs   sync.Pool                       // *encoder, reused across groups
 	bufs   sync.Pool                       // *bytes.Buffer, a group's encoded members
 	create func(path string) (file, error) // tests substitute failing files
 
@@ -213,11 +213,23 @@ func NewWriter(cfg WriterConfig) (*Writer, error) {
 	}
 	w := &Writer{cfg: cfg, create: createFile}
 	w.bufs.New = func() any { return new(bytes.Buffer) }
-	w.gz.New = func() any {
+	w.encs.New = func() any {
 		gz, _ := gzip.NewWriterLevel(nil, gzipLevel) // a valid level cannot fail
-		return gz
+		dg, _ := NewDigester(cfg.Digest)             // Validate checked the algorithm
+		return &encoder{gz: gz, dg: dg}
 	}
 	return w, nil
+}
+
+// encoder is the scratch of one group's encoding, reused from group to
+// group so that a record costs no allocation for them: the gzip writer
+// (its compressor holds some 300 KB of tables and window), the block
+// digest's hash, the header being formatted and the members' lengths.
+type encoder struct {
+	gz   *gzip.Writer
+	dg   *Digester
+	hdr  []byte
+	lens []int64
 }
 
 // file is the part of *os.File the Writer uses.
@@ -267,7 +279,9 @@ func (w *Writer) Write(recs ...*Record) ([]Location, error) {
 	}
 	buf := w.bufs.Get().(*bytes.Buffer)
 	defer w.bufs.Put(buf)
-	lens := w.encode(buf, recs, date, infoID)
+	enc := w.encs.Get().(*encoder)
+	defer w.encs.Put(enc)
+	lens := w.encode(enc, buf, recs, date, infoID)
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -276,7 +290,7 @@ func (w *Writer) Write(recs ...*Record) ([]Location, error) {
 		return nil, err
 	}
 	if cur != infoID {
-		lens = w.encode(buf, recs, date, cur)
+		lens = w.encode(enc, buf, recs, date, cur)
 	}
 	locs, err := w.append(buf.Bytes(), lens)
 	if err != nil {
@@ -375,30 +389,29 @@ func (w *Writer) ready() (string, error) {
 }
 
 // encode prepares recs and compresses each into its own gzip member,
-// written back to back into buf (emptied first); it returns their lengths.
-func (w *Writer) encode(buf *bytes.Buffer, recs []*Record, date, infoID string) []int64 {
+// written back to back into buf (emptied first); it returns their
+// lengths, in enc's storage.
+func (w *Writer) encode(enc *encoder, buf *bytes.Buffer, recs []*Record, date, infoID string) []int64 {
 	buf.Reset()
-	lens := make([]int64, len(recs))
-	gz := w.gz.Get().(*gzip.Writer)
-	defer w.gz.Put(gz)
-	var hdr []byte
-	for i, rec := range recs {
-		prepare(rec, date, infoID, w.cfg.Digest)
+	enc.lens = enc.lens[:0]
+	gz := enc.gz
+	for _, rec := range recs {
+		prepare(rec, date, infoID, enc.dg)
 		start := buf.Len()
 		gz.Reset(buf)
 		// klauspost's gzip writes a zero ModTime as its Unix time cut to
 		// 32 bits, not as 0 ("no time") like compress/gzip: say 0.
 		gz.ModTime = time.Unix(0, 0)
-		hdr = appendHeader(hdr[:0], rec)
+		enc.hdr = appendHeader(enc.hdr[:0], rec)
 		// Writes to a bytes.Buffer cannot fail.
-		_, _ = gz.Write(hdr)
+		_, _ = gz.Write(enc.hdr)
 		_, _ = gz.Write(rec.Block)
 		_, _ = gz.Write(rec.More)
 		_, _ = io.WriteString(gz, trailer)
 		_ = gz.Close()
-		lens[i] = int64(buf.Len() - start)
+		enc.lens = append(enc.lens, int64(buf.Len()-start))
 	}
-	return lens
+	return enc.lens
 }
 
 // append writes encoded members at the end of the current file. On failure
@@ -460,7 +473,9 @@ func (w *Writer) open() error {
 	info.Header.Set(FieldContentType, ContentTypeWarcFields)
 	w.f, w.name, w.size, w.infoID, w.groups = f, name, 0, "", 0
 	var buf bytes.Buffer
-	lens := w.encode(&buf, []*Record{info}, FormatDate(now), "")
+	enc := w.encs.Get().(*encoder)
+	defer w.encs.Put(enc)
+	lens := w.encode(enc, &buf, []*Record{info}, FormatDate(now), "")
 	if _, err := w.append(buf.Bytes(), lens); err != nil {
 		w.f = nil
 		w.err = nil // nothing is left of this file to repair
