@@ -25,6 +25,9 @@ func addProtocols(h *warc.Header, resp *fetch.Response) {
 func httpResponseRecord(typ string, resp *fetch.Response, id string) *warc.Record {
 	rec := &warc.Record{Type: typ}
 	h := &rec.Header
+	// Room for the most fields a response or revisit gets here and in
+	// Record (the Writer makes its own header from them).
+	h.Grow(11)
 	h.Set(warc.FieldRecordID, id)
 	h.Set(warc.FieldTargetURI, resp.URL)
 	if resp.IP != "" {
@@ -163,6 +166,7 @@ func metadataRecord(resp *fetch.Response, respID string, d crawl.Decision, omitt
 		add("embed", l)
 	}
 	rec := &warc.Record{Type: warc.TypeMetadata, Block: warc.FieldsBlock(fields)}
+	rec.Header.Grow(3)
 	rec.Header.Set(warc.FieldTargetURI, resp.URL)
 	rec.Header.Set(warc.FieldRefersTo, respID)
 	rec.Header.Set(warc.FieldContentType, warc.ContentTypeWarcFields)

@@ -150,10 +150,10 @@ func cdxjLine(rec *Record, filename string, offset, length int64) string {
 		status string
 	)
 	if IsHTTP(rec) {
-		m, _ := ParseHTTP(rec.Block)
-		mime = mediaType(m.Header.Get("Content-Type"))
-		if m.Status > 0 {
-			status = strconv.Itoa(m.Status)
+		code, ct := statusAndType(rec.Block)
+		mime = mediaType(ct)
+		if code > 0 {
+			status = strconv.Itoa(code)
 		}
 	} else {
 		mime = mediaType(rec.Header.Get(FieldContentType))
