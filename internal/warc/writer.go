@@ -228,7 +228,7 @@ func NewWriter(cfg WriterConfig) (*Writer, error) {
 // encoder is the scratch of one group's encoding, reused from group to
 // group so that a record costs no allocation for them: the block digest's
 // hash, the header being formatted and the members' lengths. The gzip
-// writer is not in it: its compressor holds about a megabyte of window
+// writer is not in it: its compressor holds some 800 KB of window
 // and tables, and goes back to its pool as soon as the group is
 // compressed, not after the wait for the file (with 64 workers queued
 // on the lock, a writer each was 75 MB more peak RSS).
