@@ -208,6 +208,7 @@ func (a *Archive) Record(_ context.Context, _ crawl.Task, resp *fetch.Response, 
 
 	reqRec := &warc.Record{Type: warc.TypeRequest, Block: resp.RawRequest}
 	h := &reqRec.Header
+	h.Grow(6) // the fields below
 	h.Set(warc.FieldDate, warc.FormatDate(date))
 	h.Set(warc.FieldTargetURI, resp.URL)
 	h.Set(warc.FieldConcurrentTo, respID)

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -374,5 +375,15 @@ func TestRecordFailure(t *testing.T) {
 	}
 	if problems, _ := v.Finish(); len(problems) > 0 {
 		t.Errorf("the file does not verify: %v", problems)
+	}
+}
+
+// TestSimhashHex: the metadata record's simhash value is what
+// fmt.Sprintf("%016x") gave before simhashHex replaced it.
+func TestSimhashHex(t *testing.T) {
+	for _, v := range []uint64{0, 1, 0x09f47f6d1b8848d4, 0xf000000000000000, ^uint64(0)} {
+		if got, want := simhashHex(v), fmt.Sprintf("%016x", v); got != want {
+			t.Errorf("simhashHex(%#x) = %q, want %q", v, got, want)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -26,6 +25,9 @@ func addProtocols(h *warc.Header, resp *fetch.Response) {
 func httpResponseRecord(typ string, resp *fetch.Response, id string) *warc.Record {
 	rec := &warc.Record{Type: typ}
 	h := &rec.Header
+	// Room for the most fields a response or revisit gets here and in
+	// Record (the Writer makes its own header from them).
+	h.Grow(11)
 	h.Set(warc.FieldRecordID, id)
 	h.Set(warc.FieldTargetURI, resp.URL)
 	if resp.IP != "" {
@@ -120,7 +122,7 @@ func metadataRecord(resp *fetch.Response, respID string, d crawl.Decision, omitt
 		add("title", d.Title)
 	}
 	if d.HasSimHash {
-		add("simhash", fmt.Sprintf("%016x", d.SimHash))
+		add("simhash", simhashHex(d.SimHash))
 	}
 	if isNear {
 		add("near-duplicate-of", near.URI)
@@ -164,8 +166,20 @@ func metadataRecord(resp *fetch.Response, respID string, d crawl.Decision, omitt
 		add("embed", l)
 	}
 	rec := &warc.Record{Type: warc.TypeMetadata, Block: warc.FieldsBlock(fields)}
+	rec.Header.Grow(3)
 	rec.Header.Set(warc.FieldTargetURI, resp.URL)
 	rec.Header.Set(warc.FieldRefersTo, respID)
 	rec.Header.Set(warc.FieldContentType, warc.ContentTypeWarcFields)
 	return rec
+}
+
+// simhashHex is fmt.Sprintf("%016x", v) without fmt's cost.
+func simhashHex(v uint64) string {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	for i := 15; i >= 0; i-- {
+		b[i] = digits[v&0xf]
+		v >>= 4
+	}
+	return string(b[:])
 }

@@ -124,8 +124,11 @@ var indexTemp = atomicfile.Options{Perm: 0o644, Temp: ".cdxj-*"}
 // cdxjLine formats one index line: SURT key, 14-digit timestamp, JSON.
 func cdxjLine(rec *Record, filename string, offset, length int64) string {
 	uri := TargetURI(rec)
+	key := SURTKey(uri)
 	var b strings.Builder
-	b.WriteString(SURTKey(uri))
+	// The line's size, give or take a field or an escape: one allocation.
+	b.Grow(len(key) + len(uri) + len(filename) + 192)
+	b.WriteString(key)
 	b.WriteByte(' ')
 	b.WriteString(timestamp14(rec.Header.Get(FieldDate)))
 	b.WriteString(" {")
@@ -147,10 +150,10 @@ func cdxjLine(rec *Record, filename string, offset, length int64) string {
 		status string
 	)
 	if IsHTTP(rec) {
-		m, _ := ParseHTTP(rec.Block)
-		mime = mediaType(m.Header.Get("Content-Type"))
-		if m.Status > 0 {
-			status = strconv.Itoa(m.Status)
+		code, ct := statusAndType(rec.Block)
+		mime = mediaType(ct)
+		if code > 0 {
+			status = strconv.Itoa(code)
 		}
 	} else {
 		mime = mediaType(rec.Header.Get(FieldContentType))
@@ -242,7 +245,18 @@ func writeJSONString(b *strings.Builder, s string) {
 		}
 	}
 	b.WriteByte('"')
-	for _, r := range s {
+	for len(s) > 0 {
+		// A run of ASCII that needs no escape goes in whole.
+		n := 0
+		for n < len(s) && s[n] >= 0x20 && s[n] < utf8.RuneSelf && s[n] != '"' && s[n] != '\\' {
+			n++
+		}
+		b.WriteString(s[:n])
+		if s = s[n:]; s == "" {
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s)
+		s = s[size:]
 		switch {
 		case r == '"':
 			b.WriteString(`\"`)

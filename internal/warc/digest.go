@@ -45,8 +45,22 @@ func (d *Digester) Write(p []byte) (int, error) { return d.h.Write(p) }
 // "alg:BASE32", base32 being RFC 4648 upper case with padding (sha1 needs
 // none; sha256 ends in "====").
 func (d *Digester) String() string {
-	return d.alg + ":" + base32.StdEncoding.EncodeToString(d.h.Sum(nil))
+	var buf [sha256.Size*8/5 + 16]byte
+	return string(d.append(buf[:0]))
 }
+
+// append appends String's value to b without allocating on the way
+// (the caller's buffer holds the sum and its encoding).
+func (d *Digester) append(b []byte) []byte {
+	var sum [sha256.Size]byte
+	s := d.h.Sum(sum[:0])
+	b = append(b, d.alg...)
+	b = append(b, ':')
+	return base32.StdEncoding.AppendEncode(b, s)
+}
+
+// reset empties the digest for the next block.
+func (d *Digester) reset() { d.h.Reset() }
 
 // Digest returns the WARC digest value of data, e.g.
 // "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ". alg is "sha1" or "sha256"; any

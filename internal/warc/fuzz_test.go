@@ -57,3 +57,22 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStatusAndType: the CDXJ line's status and media type read without
+// ParseHTTP are the ones ParseHTTP gives, for any block.
+func FuzzStatusAndType(f *testing.F) {
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Type: text/html; charset=utf-8\r\n\r\nabc"))
+	f.Add([]byte("HTTP/1.0 404 Not Found\ncontent-type :  text/plain \nContent-Type: x/y\n\nbody"))
+	f.Add([]byte("HTTP/1.1 +20 OK\r\nCONTENT-TYPE: a/b\r\n"))
+	f.Add([]byte("GET / HTTP/1.1\r\nHost: a\r\n\r\n"))
+	f.Add([]byte("HTTP/2 301\r\nContent Type: no\r\n: empty\r\nContent-Type\r\n\r\n\n\n"))
+	f.Add([]byte("HTTP/1.1 200 OK\r\nX: a\r\r\nContent-Type: \u212a/b\r\n\r\n"))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, block []byte) {
+		m, _ := ParseHTTP(block)
+		status, ct := statusAndType(block)
+		if status != m.Status || ct != m.Header.Get("Content-Type") {
+			t.Errorf("statusAndType(%q) = %d, %q; ParseHTTP: %d, %q", block, status, ct, m.Status, m.Header.Get("Content-Type"))
+		}
+	})
+}

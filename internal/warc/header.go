@@ -2,6 +2,7 @@ package warc
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -132,6 +133,10 @@ func (h *Header) Del(name string) {
 func (h *Header) Fields() []Field {
 	return append([]Field(nil), h.fields...)
 }
+
+// Grow makes room for n more fields, so that adding them does not
+// allocate again (a record's header is built field by field).
+func (h *Header) Grow(n int) { h.fields = slices.Grow(h.fields, n) }
 
 // Len returns the number of fields.
 func (h *Header) Len() int { return len(h.fields) }

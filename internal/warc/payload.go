@@ -57,14 +57,7 @@ func ParseHTTP(block []byte) (*HTTPMessage, error) {
 	m := &HTTPMessage{Header: http.Header{}}
 	lines := strings.Split(strings.ReplaceAll(string(head), "\r\n", "\n"), "\n")
 	m.StartLine = strings.TrimRight(lines[0], "\r")
-	if strings.HasPrefix(m.StartLine, "HTTP/") {
-		if _, rest, ok := strings.Cut(m.StartLine, " "); ok {
-			code, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
-			if n, err := strconv.Atoi(code); err == nil && len(code) == 3 {
-				m.Status = n
-			}
-		}
-	}
+	m.Status = statusOf(m.StartLine)
 	for _, line := range lines[1:] {
 		name, value, ok := strings.Cut(line, ":")
 		if !ok || strings.TrimSpace(name) == "" {
@@ -77,6 +70,46 @@ func ParseHTTP(block []byte) (*HTTPMessage, error) {
 	}
 	m.Body = block[bodyStart:]
 	return m, nil
+}
+
+// statusOf returns the status code of a response's start line, or 0.
+func statusOf(startLine string) int {
+	if strings.HasPrefix(startLine, "HTTP/") {
+		if _, rest, ok := strings.Cut(startLine, " "); ok {
+			code, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
+			if n, err := strconv.Atoi(code); err == nil && len(code) == 3 {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// statusAndType returns what ParseHTTP(block) gives as Status and
+// Header.Get("Content-Type"), without building the message: the CDXJ
+// line of every record written needs only these two.
+func statusAndType(block []byte) (status int, contentType string) {
+	end, _ := headerEnd(block)
+	head := block
+	if end >= 0 {
+		head = block[:end]
+	}
+	// ParseHTTP's lines, less their CRs: the start line and the names and
+	// values it reads are trimmed of them anyway.
+	rest := string(head) // one copy: the header, not the body
+	line, rest, more := strings.Cut(rest, "\n")
+	status = statusOf(strings.TrimRight(line, "\r"))
+	for more {
+		line, rest, more = strings.Cut(rest, "\n")
+		name, value, ok := strings.Cut(line, ":")
+		// CanonicalMIMEHeaderKey makes "Content-Type" only of a name
+		// equal to it but for case (no byte of it folds to a non-ASCII
+		// one).
+		if ok && strings.EqualFold(strings.TrimSpace(name), "Content-Type") {
+			return status, strings.TrimSpace(value)
+		}
+	}
+	return status, ""
 }
 
 // headerEnd returns where the HTTP header ends (before the empty line) and

@@ -88,7 +88,8 @@ func FuzzVerify(f *testing.F) {
 	req, resp := exchange("http://example.com/", 100)
 	var buf bytes.Buffer
 	for _, r := range []*Record{req, resp} {
-		prepare(r, "2025-01-01T00:00:00Z", "", "sha1")
+		dg, _ := NewDigester("sha1")
+		prepare(r, "2025-01-01T00:00:00Z", "", dg)
 		buf.Write(appendHeader(nil, r))
 		buf.Write(r.Block)
 		buf.WriteString(trailer)

@@ -90,6 +90,9 @@ var singular = []string{
 	FieldRefersToDate, FieldProfile, FieldFilename, FieldContentType,
 }
 
+// recordIDFields lists the fields whose values must be record IDs.
+var recordIDFields = []string{FieldRecordID, FieldConcurrentTo, FieldRefersTo}
+
 // checkRecord rejects records the Writer could not write as valid WARC.
 func checkRecord(rec *Record) error {
 	if rec == nil {
@@ -108,20 +111,26 @@ func checkRecord(rec *Record) error {
 	if ht := rec.Header.Get(FieldType); ht != "" && ht != t {
 		return fmt.Errorf("warc: record type %q disagrees with header %s: %s", t, FieldType, ht)
 	}
+	// One pass over the fields, without allocating: this runs for every
+	// record the crawler writes.
+	var seen uint32 // bit i: a field named singular[i] was met
 	for _, f := range rec.Header.fields {
 		if err := checkField(f); err != nil {
 			return err
 		}
-	}
-	for _, name := range singular {
-		if len(rec.Header.Values(name)) > 1 {
-			return fmt.Errorf("warc: field %s repeated", name)
+		// checkField made the name ASCII, so names that differ in
+		// length cannot be equal under case folding.
+		for i, name := range singular {
+			if len(f.Name) == len(name) && strings.EqualFold(f.Name, name) {
+				if seen&(1<<i) != 0 {
+					return fmt.Errorf("warc: field %s repeated", name)
+				}
+				seen |= 1 << i
+			}
 		}
-	}
-	for _, name := range []string{FieldRecordID, FieldConcurrentTo, FieldRefersTo} {
-		for _, v := range rec.Header.Values(name) {
-			if !isRecordID(v) {
-				return fmt.Errorf("warc: field %s: %q is not a <uri>", name, v)
+		for _, name := range recordIDFields {
+			if len(f.Name) == len(name) && strings.EqualFold(f.Name, name) && !isRecordID(f.Value) {
+				return fmt.Errorf("warc: field %s: %q is not a <uri>", name, f.Value)
 			}
 		}
 	}
@@ -165,8 +174,8 @@ func isRecordID(v string) bool {
 // prepare gives rec its final header: WARC-Type, WARC-Record-ID and
 // WARC-Date first, then the caller's fields in their order, then the fields
 // the Writer computes. It is idempotent, so a group can be prepared again
-// after a rotation changed infoID.
-func prepare(rec *Record, date, infoID, alg string) {
+// after a rotation changed infoID. dg computes the block digest.
+func prepare(rec *Record, date, infoID string, dg *Digester) {
 	if rec.Type == "" {
 		rec.Type = rec.Header.Get(FieldType)
 	}
@@ -189,14 +198,15 @@ func prepare(rec *Record, date, infoID, alg string) {
 	if infoID != "" && rec.Type != TypeWarcinfo {
 		fields = append(fields, Field{FieldWarcinfoID, infoID})
 	}
-	dg, err := NewDigester(alg)
-	if err != nil {
-		panic(err) // WriterConfig.Validate refuses unknown algorithms
-	}
+	// The block digest over the bytes as they are in memory, Block then
+	// More, with dg reused from record to record (its algorithm is the
+	// Writer's).
+	dg.reset()
 	dg.Write(rec.Block)
 	dg.Write(rec.More)
+	var b [80]byte
 	fields = append(fields,
-		Field{FieldBlockDigest, dg.String()},
+		Field{FieldBlockDigest, string(dg.append(b[:0]))},
 		Field{FieldContentLength, strconv.Itoa(len(rec.Block) + len(rec.More))})
 	rec.Header.fields = fields
 }
@@ -231,7 +241,14 @@ const trailer = "\r\n\r\n"
 // FieldsBlock encodes fields as an application/warc-fields block, the
 // content of warcinfo and metadata records.
 func FieldsBlock(fields []Field) []byte {
-	var b []byte
+	n := 0
+	for _, f := range fields {
+		n += len(f.Name) + len(f.Value) + 4
+	}
+	if n == 0 {
+		return nil
+	}
+	b := make([]byte, 0, n)
 	for _, f := range fields {
 		b = append(b, f.Name...)
 		b = append(b, ": "...)

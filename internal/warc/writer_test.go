@@ -164,6 +164,8 @@ func TestWriteRejects(t *testing.T) {
 		{"bad concurrent-to", rec(TypeResource, FieldTargetURI, uri, FieldConcurrentTo, "<with space>"), "not a <uri>"},
 		{"bad date", rec(TypeResource, FieldTargetURI, uri, FieldDate, "2001-02-03"), "date"},
 		{"repeated date", rec(TypeResource, FieldTargetURI, uri, FieldDate, "2001-02-03T04:05:06Z", FieldDate, "2001-02-03T04:05:07Z"), "repeated"},
+		{"repeated in other case", rec(TypeResource, FieldTargetURI, uri, FieldRefersTo, "<urn:x:1>", "warc-refers-to", "<urn:x:2>"), "WARC-Refers-To repeated"},
+		{"bad refers-to in other case", rec(TypeResource, FieldTargetURI, uri, "warc-refers-to", "urn:x:1"), "not a <uri>"},
 		{"no target URI", rec(TypeResponse), "without WARC-Target-URI"},
 		{"target URI on warcinfo", rec(TypeWarcinfo, FieldTargetURI, uri), "warcinfo record with"},
 		{"space in target URI", rec(TypeResponse, FieldTargetURI, "http://x/a b"), "RFC 3986"},
