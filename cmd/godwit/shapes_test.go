@@ -167,3 +167,43 @@ func TestCrawlEndlessTraps(t *testing.T) {
 		t.Errorf("the template defence refused nothing")
 	}
 }
+
+// TestEndlessTrapsResumed: the endless-trap web crawled in many short
+// runs, each stopped by --max-pages while the traps are being learnt
+// and resumed from the data directory, keeps the bound of an
+// uninterrupted crawl (TestCrawlEndlessTraps): at most 10 trap requests
+// on any host, every page outside the traps fetched. The trap defences'
+// state is stored with the host records; when it was kept in memory
+// only, every run paid each trap's window again.
+func TestEndlessTrapsResumed(t *testing.T) {
+	web, addr := startShapes(t, fakeweb.ShapesConfig{Hosts: 4, Articles: 24, Traps: true})
+	s := testSettings(t, addr)
+	s.Delay = 2 * time.Millisecond
+	s.MaxPages = 12
+	runs := 0
+	for {
+		seeds := web.Seeds()
+		if runs > 0 {
+			seeds = nil // resumed: the seeds come from the state
+		}
+		res := crawlInProcess(t, s, seeds)
+		runs++
+		if res.Stats.Frontier.Queued == 0 {
+			break
+		}
+		if runs > 40 {
+			t.Fatalf("the crawl does not end: %s", web.Report())
+		}
+	}
+	r := web.Report()
+	t.Logf("%d runs; server side: %s", runs, r)
+	if r.Coverage != 1 {
+		t.Errorf("coverage of pages outside traps %.3f, want 1; missing %v", r.Coverage, r.Missing)
+	}
+	if m := r.MaxTrapRequests(); m > 10 {
+		t.Errorf("up to %d trap requests on one host over %d runs, want at most 10 as in one run: %v", m, runs, r.TrapsPerHost)
+	}
+	if r.Traps[fakeweb.ShapeTrapSession] == 0 || r.Traps[fakeweb.ShapeTrapCalendar] == 0 {
+		t.Errorf("the session and calendar traps were not entered: %v", r.Traps)
+	}
+}
