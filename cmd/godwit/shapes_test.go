@@ -206,4 +206,23 @@ func TestEndlessTrapsResumed(t *testing.T) {
 	if r.Traps[fakeweb.ShapeTrapSession] == 0 || r.Traps[fakeweb.ShapeTrapCalendar] == 0 {
 		t.Errorf("the session and calendar traps were not entered: %v", r.Traps)
 	}
+	// `godwit hosts show` prints what the store kept: h0's session
+	// template (closed: its pages link nothing else), h1's calendar.
+	fr, err := frontier.Open(frontier.Options{Dir: dataDir(s.Data).state()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	b := &backend{now: time.Now}
+	for host, want := range map[string]string{"h0." + web.Config().Domain: " closed", "h1." + web.Config().Domain: "calendars, up to"} {
+		info, ok, err := fr.Host(host)
+		if err != nil || !ok {
+			t.Fatalf("Host(%s) = %v, %v", host, ok, err)
+		}
+		var out strings.Builder
+		printHost(&out, b.host(info, 0), time.Now())
+		if !strings.Contains(out.String(), "pages counted") || !strings.Contains(out.String(), want) {
+			t.Errorf("hosts show %s:\n%s\nwant the trap state, %q", host, out.String(), want)
+		}
+	}
 }

@@ -372,6 +372,9 @@ type HostInfo struct {
 	Policy  HostPolicy
 	// Aliases are the URL alias rules the host taught (adopted or not).
 	Aliases []AliasEvidence
+	// Traps is the host's trap-defence state as stored (traps_state.go);
+	// nil when none was. Read, never changed.
+	Traps *HostTraps
 	// IPGroup is the address (IPv4) or /64 prefix (IPv6) whose IP budget
 	// the host shares, once resolved ("": none, or not yet resolved).
 	// Waiting is politeness.ReasonIP while the host waits for it.
