@@ -184,6 +184,16 @@ func (b *backend) host(h crawl.HostInfo, requests10m int64) admin.Host {
 		out.Aliases = append(out.Aliases, admin.AliasRule{Rule: e.Rule.String(), Kind: e.Rule.Kind.String(),
 			Param: e.Rule.Param, Confirmations: e.Confirmations, Contradicted: e.Contradicted, Adopted: e.Adopted})
 	}
+	if tr := h.Traps; tr != nil {
+		out.Traps = &admin.HostTraps{PagesCounted: tr.Fetched, Demoted: tr.Demoted, PageBudget: tr.Budget}
+		for _, x := range tr.Templates {
+			out.Traps.Templates = append(out.Traps.Templates, admin.TrapTemplate{Hash: fmt.Sprintf("%016x", x.Hash),
+				Entry: x.Entry, Pages: x.Pages, Barren: x.Barren, Open: x.Open})
+		}
+		for _, x := range tr.Calendars {
+			out.Traps.Calendars = append(out.Traps.Calendars, admin.TrapCalendar{Hash: fmt.Sprintf("%016x", x.Hash), Steps: x.Steps})
+		}
+	}
 	if !h.Policy.IsZero() {
 		p := &admin.HostPolicy{}
 		if h.Policy.Delay != nil {

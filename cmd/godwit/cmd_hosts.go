@@ -26,9 +26,10 @@ func newHostsCmd() *cobra.Command {
 		Long: `Without HOST, list the crawl's hosts, most queued (or fetched, or erring)
 first: queue, fetched pages, delay and its reason, when the next request
 may go and why it waits. With HOST, show everything the crawl knows about
-that host: politeness, robots.txt, breaker, budget and the operator's
-override. godwit hosts ips lists the IP groups: the hosts that share an
-address and its IP budget.`,
+that host: politeness, robots.txt, breaker, budget, the operator's
+override, and what the crawl learnt of it (URL alias rules, trap state).
+godwit hosts ips lists the IP groups: the hosts that share an address
+and its IP budget.`,
 		Example: `  godwit hosts --sort errors --limit 20
   godwit hosts example.com
   godwit hosts ips

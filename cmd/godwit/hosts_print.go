@@ -98,6 +98,27 @@ func printHost(out io.Writer, h admin.Host, now time.Time) {
 		fmt.Fprintf(tw, "rendering\t%s (mode %s): %d pages rendered, %d found more, %d found nothing, %d links only rendering found%s\n",
 			r.Verdict, r.Mode, r.Rendered, r.Found, r.FoundNothing, r.NewLinks, why)
 	}
+	if tr := h.Traps; tr != nil {
+		line := humanCount(tr.PagesCounted) + " pages counted"
+		if tr.Demoted {
+			line += fmt.Sprintf(", demoted (at most %s pages)", humanCount(tr.PageBudget))
+		}
+		if len(tr.Templates) > 0 {
+			var ts []string
+			for _, x := range tr.Templates {
+				shape := "open"
+				if !x.Open {
+					shape = "closed"
+				}
+				ts = append(ts, fmt.Sprintf("%d/%d %s", x.Pages, x.Barren, shape))
+			}
+			line += fmt.Sprintf("; %d URL templates (pages/barren in a row): %s", len(ts), strings.Join(ts, ", "))
+		}
+		if n := len(tr.Calendars); n > 0 {
+			line += fmt.Sprintf("; %d calendars, up to %d steps", n, tr.Calendars[0].Steps)
+		}
+		fmt.Fprintf(tw, "traps\t%s\n", line)
+	}
 	for i, a := range h.Aliases {
 		label := ""
 		if i == 0 {

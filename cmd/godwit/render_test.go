@@ -134,7 +134,7 @@ func TestRenderSettings(t *testing.T) {
 	}
 }
 
-// TestHostShowRender: godwit hosts show H says the host's render verdict
+// TestHostShowRender: godwit hosts H says the host's render verdict
 // and its evidence.
 func TestHostShowRender(t *testing.T) {
 	var b strings.Builder

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"net"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +71,7 @@ func TestCrawlLearnsAliases(t *testing.T) {
 	}
 	// The rules are kept with the host records: after the crawl, the
 	// store says h0 adopted the index.html rule and h1 contradicted it,
-	// and `godwit hosts show` prints that.
+	// and `godwit hosts HOST` prints that.
 	fr, err := frontier.Open(frontier.Options{Dir: dataDir(s.Data).state()})
 	if err != nil {
 		t.Fatal(err)
@@ -165,5 +168,119 @@ func TestCrawlEndlessTraps(t *testing.T) {
 	}
 	if res.Stats.Traps.Template == 0 {
 		t.Errorf("the template defence refused nothing")
+	}
+}
+
+// TestEndlessTrapsResumed: the endless-trap web crawled in many short
+// runs, each stopped by --max-pages while the traps are being learnt
+// and resumed from the data directory, keeps the bound of an
+// uninterrupted crawl (TestCrawlEndlessTraps): at most 10 trap requests
+// on any host, every page outside the traps fetched. The trap defences'
+// state is stored with the host records; when it was kept in memory
+// only, every run paid each trap's window again.
+func TestEndlessTrapsResumed(t *testing.T) {
+	web, addr := startShapes(t, fakeweb.ShapesConfig{Hosts: 4, Articles: 24, Traps: true})
+	s := testSettings(t, addr)
+	s.Delay = 2 * time.Millisecond
+	s.MaxPages = 12
+	runs := 0
+	for {
+		seeds := web.Seeds()
+		if runs > 0 {
+			seeds = nil // resumed: the seeds come from the state
+		}
+		res := crawlInProcess(t, s, seeds)
+		runs++
+		if res.Stats.Frontier.Queued == 0 {
+			break
+		}
+		if runs > 40 {
+			t.Fatalf("the crawl does not end: %s", web.Report())
+		}
+	}
+	r := web.Report()
+	t.Logf("%d runs; server side: %s", runs, r)
+	if r.Coverage != 1 {
+		t.Errorf("coverage of pages outside traps %.3f, want 1; missing %v", r.Coverage, r.Missing)
+	}
+	if m := r.MaxTrapRequests(); m > 10 {
+		t.Errorf("up to %d trap requests on one host over %d runs, want at most 10 as in one run: %v", m, runs, r.TrapsPerHost)
+	}
+	if r.Traps[fakeweb.ShapeTrapSession] == 0 || r.Traps[fakeweb.ShapeTrapCalendar] == 0 {
+		t.Errorf("the session and calendar traps were not entered: %v", r.Traps)
+	}
+	// `godwit hosts HOST` prints what the store kept: h0's session
+	// template (closed: its pages link nothing else), h1's calendar.
+	fr, err := frontier.Open(frontier.Options{Dir: dataDir(s.Data).state()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	b := &backend{now: time.Now}
+	for host, want := range map[string]string{"h0." + web.Config().Domain: " closed", "h1." + web.Config().Domain: "calendars, up to"} {
+		info, ok, err := fr.Host(host)
+		if err != nil || !ok {
+			t.Fatalf("Host(%s) = %v, %v", host, ok, err)
+		}
+		var out strings.Builder
+		printHost(&out, b.host(info, 0), time.Now())
+		if !strings.Contains(out.String(), "pages counted") || !strings.Contains(out.String(), want) {
+			t.Errorf("hosts show %s:\n%s\nwant the trap state, %q", host, out.String(), want)
+		}
+	}
+}
+
+// TestBinaryCrashEndlessTraps: the endless-trap web crawled by `godwit
+// crawl`, killed with SIGKILL each time a few more trap pages were
+// fetched and restarted on the same --data, keeps the bound of an
+// uninterrupted crawl: at most 10 distinct trap URLs requested on any
+// host (a request in flight at a kill, whose outcome the kill lost, is
+// made again: counted once).
+func TestBinaryCrashEndlessTraps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test: -short")
+	}
+	web, addr := startShapes(t, fakeweb.ShapesConfig{Hosts: 4, Articles: 24, Traps: true})
+	// --timeout 2s: a lease a kill left out holds its host for as long
+	// after the restart (the lease timeout follows it).
+	args := []string{"crawl", "--data", filepath.Join(t.TempDir(), "data"), "--delay", "20ms", "--workers", "4",
+		"--timeout", "2s", "--admin", "off", "--proxy", "http://" + addr, "--seeds", seedsFile(t, web.Seeds())}
+	const kills = 6
+	for i := range kills {
+		before := web.Report()
+		cmd := exec.Command(godwitBinary(t), args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Kill once the run fetched 3 more trap pages (mid-learning), or
+		// 20 more pages (the traps learnt).
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			r := web.Report()
+			if r.TrapRequests >= before.TrapRequests+3 || r.Requests >= before.Requests+20 {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != -1 {
+			t.Fatalf("run %d ended on its own (%v) before the kill\n%s", i, err, stderr.String())
+		}
+	}
+	if res := runBinary(t, args...); res.code != 0 {
+		t.Fatalf("final run: exit %d\n%s", res.code, res.stderr)
+	}
+	r := web.Report()
+	t.Logf("%d kills; server side: %s; distinct trap URLs per host %v", kills, r, r.TrapURLsPerHost)
+	if r.Coverage != 1 {
+		t.Errorf("coverage of pages outside traps %.3f, want 1; missing %v", r.Coverage, r.Missing)
+	}
+	if m := r.MaxTrapURLs(); m > 10 {
+		t.Errorf("up to %d trap URLs requested on one host over %d kills, want at most 10 as in one run: %v", m, kills, r.TrapURLsPerHost)
 	}
 }

@@ -231,9 +231,44 @@ type Host struct {
 	// Aliases are the URL alias rules the host taught the crawl, adopted
 	// or not (see docs/urls.md, "URL aliases").
 	Aliases []AliasRule `json:"aliases,omitempty"`
+	// Traps is what the trap defences learnt of the host, as stored with
+	// its record (see docs/urls.md, "Where the state lives"); nil when
+	// nothing was stored.
+	Traps *HostTraps `json:"traps,omitempty"`
 	// Render is the host's rendering decision and its evidence; nil when
 	// the crawl renders no page or considered none of the host's.
 	Render *HostRender `json:"render,omitempty"`
+}
+
+// HostTraps is a host's stored trap-defence state: the pages counted
+// against its page budget, whether the anomaly throttle demoted it (and
+// the page budget that set), the URL templates its pages taught (at most
+// 16, the most fetched first) and the calendars it stepped through.
+type HostTraps struct {
+	PagesCounted int64          `json:"pages_counted"`
+	Demoted      bool           `json:"demoted,omitempty"`
+	PageBudget   int64          `json:"page_budget,omitempty"`
+	Templates    []TrapTemplate `json:"templates,omitempty"`
+	Calendars    []TrapCalendar `json:"calendars,omitempty"`
+}
+
+// TrapTemplate is one URL template of a host, by the xxhash64 of its
+// spelling (hex): its entry depth, pages fetched, the last pages in a row
+// that yielded nothing new outside it, and whether any page linked
+// outside it.
+type TrapTemplate struct {
+	Hash   string `json:"hash"`
+	Entry  int    `json:"entry_depth"`
+	Pages  int    `json:"pages"`
+	Barren int    `json:"barren"`
+	Open   bool   `json:"open"`
+}
+
+// TrapCalendar is one calendar template of a host, by hash, and the
+// steps taken through it.
+type TrapCalendar struct {
+	Hash  string `json:"hash"`
+	Steps int    `json:"steps"`
 }
 
 // HostRender is what rendering in a browser found on a host: the crawl's

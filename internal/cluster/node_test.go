@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -172,6 +173,14 @@ type member struct {
 
 func startMember(t *testing.T, name string, log cluster.ShardLog, w *web, workers int) *member {
 	t.Helper()
+	return startMemberWith(t, name, log, w, workers, nil)
+}
+
+// startMemberWith is startMember with a hook that sees each lease, before
+// its fetch, and may add to its outcome.
+func startMemberWith(t *testing.T, name string, log cluster.ShardLog, w *web, workers int,
+	hook func(l crawl.Lease, out *crawl.Outcome)) *member {
+	t.Helper()
 	f, err := frontier.Open(frontier.Options{Dir: t.TempDir(), Partial: true,
 		Policy: politeness.Policy{Delay: 2 * time.Millisecond}})
 	if err != nil {
@@ -193,14 +202,18 @@ func startMember(t *testing.T, name string, log cluster.ShardLog, w *web, worker
 					return
 				}
 				m.inFlight.Add(1)
+				var out crawl.Outcome
+				if hook != nil {
+					hook(l, &out)
+				}
 				links := w.fetch(l.Task)
 				if ctx.Err() != nil {
 					return // killed mid-fetch: the outcome is never written
 				}
 				n.Add(ctx, links)
 				now := time.Now()
-				err = n.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Done, Requested: true,
-					Start: now, End: now, Status: 200})
+				out.Disposition, out.Requested, out.Start, out.End, out.Status = crawl.Done, true, now, now, 200
+				err = n.Complete(ctx, l, out)
 				m.inFlight.Add(-1)
 				if err != nil && ctx.Err() == nil {
 					t.Errorf("%s: Complete: %v", name, err)
@@ -342,6 +355,82 @@ func TestGracefulHandover(t *testing.T) {
 	}
 	if w.violations > 0 {
 		t.Errorf("%d times two requests to one host at once", w.violations)
+	}
+}
+
+// hostFetches is how many requests host had.
+func (w *web) hostFetches(host string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for u, c := range w.fetches {
+		if strings.HasPrefix(u, "http://"+host+"/") {
+			n += c
+		}
+	}
+	return n
+}
+
+// TestTrapStateTravels: the trap state a host's outcomes carry
+// (crawl.HostTraps, here a count of the host's fetches, as the crawl
+// core keeps its page budget) goes with the host's shard when it is
+// handed over: every lease, on the old owner or the new, carries the
+// count of every fetch of the host before it.
+func TestTrapStateTravels(t *testing.T) {
+	w := newWeb(6, 30)
+	log := newMemLog()
+	var mu sync.Mutex
+	var wrong []string
+	var moved []int
+	carried := 0 // leases on b of a moved host that carried a count from a
+	count := func(node string) func(crawl.Lease, *crawl.Outcome) {
+		return func(l crawl.Lease, out *crawl.Outcome) {
+			prev := crawl.HostTraps{}
+			if l.Traps != nil {
+				prev = *l.Traps
+			}
+			done := w.hostFetches(l.Task.Host)
+			mu.Lock()
+			if prev.Fetched != int64(done) {
+				wrong = append(wrong, fmt.Sprintf("%s: a lease of %s carried %d fetches, the host had %d", node, l.Task.Host, prev.Fetched, done))
+			}
+			if node == "b" && prev.Fetched > 0 && slices.Contains(moved, shard.Of(l.Task.Host, cluster.DefaultShards)) {
+				carried++
+			}
+			mu.Unlock()
+			out.Traps = &crawl.HostTraps{Seq: prev.Seq + 1, Fetched: prev.Fetched + 1}
+		}
+	}
+	a := startMemberWith(t, "a", log, w, 2, count("a"))
+	b := startMemberWith(t, "b", log, w, 2, count("b"))
+	defer a.kill()
+	defer b.kill()
+	shards := shardsOf(w)
+	acquireAll(t, a.node, shards, 1)
+	a.node.Add(t.Context(), []crawl.Link{pageLink(w.hosts[0], 0)})
+	waitFor(t, "a quarter of the pages", func() bool { d, _ := w.fetched(); return d >= w.all()/4 })
+
+	mu.Lock()
+	moved = shards[:len(shards)/2]
+	mu.Unlock()
+	for _, p := range moved {
+		if err := a.node.Release(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acquireAll(t, b.node, moved, 2)
+	waitFor(t, "every page", func() bool { d, _ := w.fetched(); return d == w.all() })
+
+	mu.Lock()
+	defer mu.Unlock()
+	for i, s := range wrong {
+		if i == 10 {
+			break
+		}
+		t.Error(s)
+	}
+	if carried == 0 {
+		t.Error("no lease on the new owner carried a count from the old one: the test moved nothing")
 	}
 }
 

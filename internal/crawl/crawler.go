@@ -248,6 +248,7 @@ func (c *Crawler) work(dispatch, work context.Context) error {
 		if err != nil {
 			return err
 		}
+		c.traps.persist(l.Task.Host, &out) // what the page taught the trap defences
 		c.stats.queued.Add(int64(n))
 		if out.Requested {
 			// A page, as Stats.Pages counts them: not robots.txt, a

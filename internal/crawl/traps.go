@@ -9,6 +9,8 @@ import (
 	"math/bits"
 	"strings"
 	"sync"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // Traps configures the spider-trap defences: limits on what a discovered
@@ -151,11 +153,12 @@ func (s TrapStats) Total() int64 {
 
 // traps is the crawl core's trap-defence component. The pattern checks
 // are pure; the per-host state (pages fetched, distinct URLs found,
-// calendar steps, demotion) lives in memory, one small record per host
-// that passed scope, so memory grows with the number of hosts, never with
-// the number of URLs. Moving it into the frontier's persistent host
-// record (so that a resumed crawl keeps its budgets) is a follow-up. Safe
-// for concurrent use.
+// calendar steps, demotion, URL templates) lives in memory, one small
+// record per host that passed scope, so memory grows with the number of
+// hosts, never with the number of URLs. A bounded digest of it is stored
+// with the frontier's host record (traps_state.go), so that a resumed
+// crawl, or the cluster node that takes the host over, keeps what was
+// learnt. Safe for concurrent use.
 type traps struct {
 	cfg  Traps
 	log  *slog.Logger
@@ -174,11 +177,14 @@ type hostTraps struct {
 	calendar map[string]*calendarState
 	// templates is the template defence's state (traps_template.go).
 	templates map[string]*templateState
+	// store is what the stored copy knows (traps_state.go).
+	store trapStore
 }
 
 type calendarState struct {
 	steps int             // URLs admitted as steps
 	keys  map[uint64]bool // URLs admitted (entries and steps), to tell repeats from steps
+	hash  uint64          // xxhash64 of the template, as stored
 }
 
 func newTraps(cfg Traps, log *slog.Logger) *traps {
@@ -304,7 +310,9 @@ func (t *traps) account(l *Link) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ht := t.host(l.Host)
-	if ht.urls.add(maphash.String(t.seed, l.Key)) {
+	// xxhash, not maphash: the sketch is stored, and must count a URL
+	// seen before the restart once.
+	if ht.urls.add(xxhash.Sum64String(l.Key)) {
 		return t.judge(l.Host, ht)
 	}
 	return false
@@ -323,7 +331,8 @@ func (ht *hostTraps) calendarAdmit(cal string, k uint64, step bool, maxSteps int
 		if ht.calendar == nil {
 			ht.calendar = make(map[string]*calendarState)
 		}
-		cs = &calendarState{keys: make(map[uint64]bool)}
+		cs = &calendarState{keys: make(map[uint64]bool), hash: xxhash.Sum64String(cal)}
+		ht.restoredCalendar(cs)
 		ht.calendar[cal] = cs
 	}
 	if cs.keys[k] {
@@ -334,6 +343,7 @@ func (ht *hostTraps) calendarAdmit(cal string, k uint64, step bool, maxSteps int
 			return false
 		}
 		cs.steps++
+		ht.store.dirty = true
 	}
 	if len(cs.keys) < maxCalKeys {
 		cs.keys[k] = true
@@ -353,7 +363,7 @@ func (t *traps) judge(host string, ht *hostTraps) bool {
 	if found < float64(a.MinURLs) || found <= a.Ratio*float64(max(ht.fetched, 1)) {
 		return false
 	}
-	ht.demoted = true
+	ht.demoted, ht.store.dirty = true, true
 	if b := ht.fetched + a.Pages; ht.budget < 0 || b < ht.budget {
 		ht.budget = b
 	}

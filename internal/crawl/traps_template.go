@@ -3,6 +3,8 @@ package crawl
 import (
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/godwit-crawler/godwit/internal/urlnorm"
 )
 
@@ -28,10 +30,11 @@ import (
 
 // templateState is one template of one host.
 type templateState struct {
-	entry  int  // the least depth of a URL of the template admitted or fetched
-	barren int  // consecutive fetched pages that yielded nothing new outside
-	pages  int  // pages of the template fetched
-	open   bool // a fetched page of the template linked outside it
+	entry  int    // the least depth of a URL of the template admitted or fetched
+	barren int    // consecutive fetched pages that yielded nothing new outside
+	pages  int    // pages of the template fetched
+	open   bool   // a fetched page of the template linked outside it
+	hash   uint64 // xxhash64 of the template, as stored (traps_state.go)
 }
 
 // maxTemplates bounds the templates remembered per host. When it is
@@ -97,10 +100,12 @@ func (t *traps) yielded(host, tmpl string, depth, n int, outward bool) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	st := t.host(host).template(tmpl, depth)
+	ht := t.host(host)
+	st := ht.template(tmpl, depth)
 	if st == nil {
 		return
 	}
+	was := *st
 	st.pages++
 	st.entry = min(st.entry, depth)
 	st.open = st.open || outward
@@ -108,6 +113,13 @@ func (t *traps) yielded(host, tmpl string, depth, n int, outward bool) {
 		st.barren = 0
 	} else {
 		st.barren++
+	}
+	// What the stored copy must learn (traps_state.go): a first page, a
+	// shallower entry, an opening, a barren run that ended or that grew
+	// while short of the window (past it, the template is exhausted).
+	if was.pages == 0 || st.entry != was.entry || st.open != was.open ||
+		st.barren != was.barren && min(st.barren, was.barren) <= st.window(t.cfg.TemplatePages) {
+		ht.store.dirty = true
 	}
 }
 
@@ -138,7 +150,8 @@ func (ht *hostTraps) newTemplate(tmpl string, depth int) *templateState {
 	if ht.templates == nil {
 		ht.templates = make(map[string]*templateState)
 	}
-	st := &templateState{entry: depth}
+	st := &templateState{entry: depth, hash: xxhash.Sum64String(tmpl)}
+	ht.restoredTemplate(st)
 	ht.templates[tmpl] = st
 	return st
 }

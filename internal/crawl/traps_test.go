@@ -272,9 +272,8 @@ func TestAnomalyThrottle(t *testing.T) {
 		return links
 	}
 	// The page that demotes the host is the one during which the count
-	// of distinct URLs crossed the line; that may be on its last link
-	// (the estimate's hash seed differs per run), so the refusals are
-	// judged on the page after it.
+	// of distinct URLs crossed the line; that may be on its last link,
+	// so the refusals are judged on the page after it.
 	pages := 0
 	for pages = 1; pages <= 20 && c.Stats().Traps.DemotedHosts == 0; pages++ {
 		found(c, fmt.Sprintf("http://trap.example/p%d", pages), newLinks()...)

@@ -105,6 +105,9 @@ type Lease struct {
 	OverBudget bool
 	// Aliases is the host's URL alias learning state as stored.
 	Aliases HostAliases
+	// Traps is the host's trap-defence state as stored (traps_state.go);
+	// nil when none was. Shared with the frontier: read, never changed.
+	Traps *HostTraps
 }
 
 // HostPolicy is an operator's override of one host's politeness; a nil
@@ -295,6 +298,9 @@ type Outcome struct {
 	Robots *RobotsState
 	// Aliases, when set, replaces the host's URL alias learning state.
 	Aliases *HostAliases
+	// Traps, when set, replaces the host's stored trap-defence state
+	// (traps_state.go). Never changed once handed over.
+	Traps *HostTraps
 	// Capture is where the page's response was archived, when it was.
 	Capture *Capture
 
@@ -366,6 +372,9 @@ type HostInfo struct {
 	Policy  HostPolicy
 	// Aliases are the URL alias rules the host taught (adopted or not).
 	Aliases []AliasEvidence
+	// Traps is the host's trap-defence state as stored (traps_state.go);
+	// nil when none was. Read, never changed.
+	Traps *HostTraps
 	// IPGroup is the address (IPv4) or /64 prefix (IPv6) whose IP budget
 	// the host shares, once resolved ("": none, or not yet resolved).
 	// Waiting is politeness.ReasonIP while the host waits for it.

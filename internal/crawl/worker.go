@@ -26,6 +26,7 @@ import (
 func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error) {
 	t := l.Task
 	c.aliases.load(l)
+	c.traps.load(l)
 	if t.Depth == 0 && t.Hops == 0 && t.Via == "" {
 		c.seedScope(t)
 	}

@@ -464,6 +464,10 @@ type ShapesReport struct {
 	Traps map[string]int `json:"traps"`
 	// TrapsPerHost counts trap requests by host.
 	TrapsPerHost map[string]int `json:"traps_per_host"`
+	// TrapURLsPerHost counts the distinct trap URLs (path and query)
+	// requested, by host: TrapsPerHost without the requests made again
+	// (a crawler killed before it recorded a fetch makes it again).
+	TrapURLsPerHost map[string]int `json:"trap_urls_per_host"`
 	// Reachable counts the pages of the ground truth (traps aside),
 	// Covered those answered 200, Coverage the share.
 	Reachable int      `json:"reachable"`
@@ -504,6 +508,15 @@ func (r ShapesReport) TrapShare() float64 {
 func (r ShapesReport) MaxTrapRequests() int {
 	m := 0
 	for _, n := range r.TrapsPerHost {
+		m = max(m, n)
+	}
+	return m
+}
+
+// MaxTrapURLs is the most distinct trap URLs requested on one host.
+func (r ShapesReport) MaxTrapURLs() int {
+	m := 0
+	for _, n := range r.TrapURLsPerHost {
 		m = max(m, n)
 	}
 	return m
@@ -579,7 +592,9 @@ func (s *Shapes) Report() ShapesReport {
 	s.mu.Lock()
 	reqs := append([]shapeRequest(nil), s.log...)
 	s.mu.Unlock()
-	r := ShapesReport{Traps: map[string]int{}, TrapsPerHost: map[string]int{}, AliasFetches: map[string]int{}, WWWFetches: map[string]int{}}
+	r := ShapesReport{Traps: map[string]int{}, TrapsPerHost: map[string]int{}, TrapURLsPerHost: map[string]int{},
+		AliasFetches: map[string]int{}, WWWFetches: map[string]int{}}
+	trapURLs := map[string]bool{} // host|www|spelling?query
 	answered := map[string]bool{} // host|id
 	named := map[string]bool{}    // host|id|name: answered under that name
 	spelled := map[string]bool{}  // host|id|name|spelling
@@ -593,6 +608,10 @@ func (s *Shapes) Report() ShapesReport {
 			r.TrapRequests++
 			r.Traps[q.page.trap]++
 			r.TrapsPerHost[s.hostName(q.host)]++
+			if u := s.hostName(q.host) + "|" + strconv.FormatBool(q.www) + "|" + q.page.spelling + "?" + q.query; !trapURLs[u] {
+				trapURLs[u] = true
+				r.TrapURLsPerHost[s.hostName(q.host)]++
+			}
 			continue
 		}
 		if q.page.id == "" || q.status != http.StatusOK {

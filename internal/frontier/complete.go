@@ -55,6 +55,9 @@ func (f *Frontier) apply(id uint64, ls *lease, out crawl.Outcome, m crawl.Positi
 	if out.Aliases != nil {
 		h.rec.aliases = &crawl.HostAliases{Rules: slices.Clone(out.Aliases.Rules)} // written with the host record below
 	}
+	if out.Traps != nil {
+		h.rec.traps = out.Traps // likewise; never changed once handed over, so kept as it is
+	}
 	// The lease reserved the host pessimistically; now the exchange's end
 	// is known.
 	h.rec.readyAt = laterOf(ls.prevReady, ls.visitReady) // visitReady: visit.go

@@ -2,6 +2,8 @@ package frontier
 
 import (
 	"encoding/binary"
+	"math"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -284,5 +286,133 @@ func TestAliasesSurviveRestart(t *testing.T) {
 	l = mustNext(t, f)
 	if !slices.Equal(l.Aliases.Rules, rules.Rules) {
 		t.Errorf("after restart the lease's rules = %+v, want %+v", l.Aliases.Rules, rules.Rules)
+	}
+}
+
+// trapState is a host's trap state with every field set.
+func trapState() *crawl.HostTraps {
+	reg := [256]uint8{0: 1, 1: 15, 2: 3, 255: 7}
+	return &crawl.HostTraps{Seq: 9, Fetched: 321, Demoted: true, Budget: 1321,
+		Templates: []crawl.TemplateTrap{
+			{Hash: 0xfeedface12345678, Entry: 2, Pages: 14, Barren: 9},
+			{Hash: 1, Entry: 0, Pages: 1, Barren: 0, Open: true}},
+		Calendars: []crawl.CalendarTrap{{Hash: 0xabcdef, Steps: 6}},
+		Sketch:    &reg}
+}
+
+// TestHostRecordTraps: a host's trap state survives the host record,
+// after every earlier section, whichever of them are empty; a record
+// without it, as written before it existed, reads as before; a record
+// cut inside the section is refused, not misread.
+func TestHostRecordTraps(t *testing.T) {
+	full := trapState()
+	bare := &crawl.HostTraps{Seq: 1, Fetched: 3}
+	d := 2 * time.Second
+	aliases := &crawl.HostAliases{Rules: []crawl.AliasEvidence{{Rule: crawl.AliasRule{Kind: crawl.AliasCase}, Confirmations: 1}}}
+	for i, want := range []hostRecord{
+		{nextSeq: 4, traps: full},
+		{nextSeq: 4, traps: bare},
+		{nextSeq: 4, fetched: 8, traps: full, aliases: aliases, errors: 2, revisits: 1, capacity: 0.5,
+			policy: crawl.HostPolicy{Delay: &d}, pol: politeness.HostState{Streak: 3}},
+	} {
+		got, err := decodeHostRecord(want.encode())
+		if err != nil {
+			t.Fatalf("%d: %v", i, err)
+		}
+		if got.traps == nil || !reflect.DeepEqual(*got.traps, *want.traps) {
+			t.Errorf("%d: traps = %+v, want %+v", i, got.traps, want.traps)
+		}
+		if got.nextSeq != want.nextSeq || got.errors != want.errors || got.revisits != want.revisits ||
+			got.pol.Streak != want.pol.Streak || (got.aliases == nil) != (want.aliases == nil) {
+			t.Errorf("%d: the sections before the traps changed: %+v, want %+v", i, got, want)
+		}
+	}
+	// Written before the section existed: no traps, the rest as before.
+	old := hostRecord{nextSeq: 4, aliases: aliases, errors: 7}.encode()
+	got, err := decodeHostRecord(old)
+	if err != nil || got.traps != nil || got.errors != 7 || got.aliases == nil {
+		t.Errorf("a record without traps = %+v, %v", got, err)
+	}
+	if got, err := decodeHostRecord(hostRecord{nextSeq: 4}.encode()); err != nil || got.traps != nil {
+		t.Errorf("a bare record = %+v, %v", got, err)
+	}
+	rec := hostRecord{nextSeq: 4, traps: full}.encode()
+	for n := len(hostRecord{nextSeq: 4, errors: 1}.encode()); n < len(rec); n++ {
+		if got, err := decodeHostRecord(rec[:n]); err == nil && got.traps != nil {
+			t.Errorf("a record cut to %d of %d bytes decoded traps %+v", n, len(rec), got.traps)
+		}
+	}
+}
+
+// TestTrapSectionSize: the section is bounded by what the crawl stores
+// (16 templates, 16 calendars, the sketch): at most 720 bytes with every
+// count at its largest, some tens for a host with one trap.
+func TestTrapSectionSize(t *testing.T) {
+	const big = math.MaxInt32
+	s := crawl.HostTraps{Seq: math.MaxUint64, Fetched: math.MaxInt64, Demoted: true, Budget: math.MaxInt64, Sketch: &[256]uint8{}}
+	for i := range 16 {
+		s.Templates = append(s.Templates, crawl.TemplateTrap{Hash: ^uint64(i), Entry: 16000, Pages: big, Barren: big, Open: true})
+		s.Calendars = append(s.Calendars, crawl.CalendarTrap{Hash: ^uint64(i), Steps: big})
+	}
+	if n := len(appendTraps(nil, s)); n > 720 {
+		t.Errorf("trap section of the largest stored state: %d bytes, want at most 720", n)
+	}
+	one := crawl.HostTraps{Seq: 40, Fetched: 320, Templates: []crawl.TemplateTrap{{Hash: 1, Entry: 2, Pages: 9, Barren: 5}}}
+	if n := len(appendTraps(nil, one)); n > 40 {
+		t.Errorf("trap section of a host with one trap template: %d bytes, want at most 40", n)
+	}
+}
+
+// A section with bytes after the fields this version knows (a later
+// version's) reads as the fields it knows.
+func TestTrapSectionSkipsLaterFields(t *testing.T) {
+	s := *trapState()
+	sec := appendTraps(nil, s)
+	n, k := binary.Uvarint(sec)
+	longer := binary.AppendUvarint(nil, n+3)
+	longer = append(append(longer, sec[k:]...), 1, 2, 3)
+	d := &decoder{b: longer}
+	got := d.traps()
+	if d.err != nil || !reflect.DeepEqual(got, s) || len(d.b) != 0 {
+		t.Errorf("section with later fields = %+v (err %v, %d bytes left), want %+v", got, d.err, len(d.b), s)
+	}
+}
+
+// TestTrapsSurviveRestart: the trap state an outcome carries is kept
+// with the host record, handed out with the host's next lease, and
+// still there after the frontier is closed and opened again.
+func TestTrapsSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	p := politeness.Policy{Delay: time.Millisecond}
+	f := openAt(t, dir, p)
+	ctx := t.Context()
+	if _, err := f.Add(ctx, []crawl.Link{link("a", 1), link("a", 2), link("a", 3)}); err != nil {
+		t.Fatal(err)
+	}
+	l := mustNext(t, f)
+	if l.Traps != nil {
+		t.Fatalf("first lease has trap state %+v", l.Traps)
+	}
+	want := trapState()
+	now := time.Now()
+	if err := f.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Done, Requested: true, Status: 200, Start: now, End: now, Traps: want}); err != nil {
+		t.Fatal(err)
+	}
+	l = mustNext(t, f)
+	if l.Traps == nil || !reflect.DeepEqual(*l.Traps, *want) {
+		t.Errorf("next lease's traps = %+v, want %+v", l.Traps, want)
+	}
+	// An outcome without trap state leaves the stored one alone.
+	if err := f.Complete(ctx, l, crawl.Outcome{Disposition: crawl.Done, Requested: true, Status: 200, Start: now, End: now}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f = openAt(t, dir, p)
+	defer f.Close()
+	l = mustNext(t, f)
+	if l.Traps == nil || !reflect.DeepEqual(*l.Traps, *want) {
+		t.Errorf("after restart the lease's traps = %+v, want %+v", l.Traps, want)
 	}
 }

@@ -175,7 +175,7 @@ func (f *Frontier) lease(h *host, now time.Time) (crawl.Lease, time.Duration, er
 	over := h.rec.policy.MaxPages != nil && int64(h.rec.fetched) >= *h.rec.policy.MaxPages
 	t := ls.item.task
 	t.Cash, t.Revisit = rec.cash, ls.revisit
-	lease := crawl.Lease{ID: f.nextID, Task: t, Robots: h.robots, OverBudget: over}
+	lease := crawl.Lease{ID: f.nextID, Task: t, Robots: h.robots, OverBudget: over, Traps: h.rec.traps}
 	if h.rec.aliases != nil {
 		lease.Aliases.Rules = slices.Clone(h.rec.aliases.Rules)
 	}

@@ -66,6 +66,7 @@ func (f *Frontier) Host(name string) (info crawl.HostInfo, ok bool, err error) {
 	if h.rec.aliases != nil {
 		info.Aliases = slices.Clone(h.rec.aliases.Rules)
 	}
+	info.Traps = h.rec.traps
 	switch {
 	case h.rec.blocked:
 		info.Waiting = politeness.ReasonBlocked

@@ -33,6 +33,9 @@ func EncodeOutcome(t crawl.Task, out crawl.Outcome) []byte {
 	if out.Aliases != nil {
 		flags |= 8
 	}
+	if out.Traps != nil {
+		flags |= 16
+	}
 	b = append(b, byte(out.Disposition), flags, byte(out.Class), byte(out.Health))
 	b = binary.AppendUvarint(b, uint64(max(out.Status, 0)))
 	b = appendString(b, out.Reason)
@@ -52,6 +55,9 @@ func EncodeOutcome(t crawl.Task, out crawl.Outcome) []byte {
 	}
 	if out.Aliases != nil {
 		b = appendAliases(b, *out.Aliases)
+	}
+	if out.Traps != nil {
+		b = appendTraps(b, *out.Traps)
 	}
 	return b
 }
@@ -103,6 +109,10 @@ func DecodeOutcome(v []byte) (crawl.Task, crawl.Outcome, error) {
 	if flags&8 != 0 {
 		a := d.aliases()
 		out.Aliases = &a
+	}
+	if flags&16 != 0 {
+		tr := d.traps()
+		out.Traps = &tr
 	}
 	if d.err == nil && len(d.b) > 0 {
 		d.err = errCorrupt // trailing bytes: not what EncodeOutcome wrote

@@ -203,6 +203,10 @@ type hostRecord struct {
 	// errors counts the host's failed attempts: fetches given up on or
 	// retried (transient, permanent), robots.txt unreachable.
 	errors int
+	// traps is the host's trap-defence state (crawl/traps_state.go), as
+	// the crawl handed it over (never changed, so shared with leases);
+	// nil while it handed none.
+	traps *crawl.HostTraps
 }
 
 func (r hostRecord) encode() []byte {
@@ -216,7 +220,8 @@ func (r hostRecord) encode() []byte {
 	// has something: absent in records written before they existed, and
 	// for hosts that never taught us anything.
 	aliases := r.aliases != nil && len(r.aliases.Rules) > 0
-	errs := r.errors != 0
+	traps := r.traps != nil
+	errs := r.errors != 0 || traps
 	recrawl := r.revisits != 0 || r.capacity != 0 || aliases || errs
 	operator := !r.policy.IsZero() || r.blocked || recrawl
 	if r.pol == (politeness.HostState{}) && !operator {
@@ -266,7 +271,133 @@ func (r hostRecord) encode() []byte {
 	if !errs {
 		return b
 	}
-	return binary.AppendUvarint(b, uint64(r.errors))
+	b = binary.AppendUvarint(b, uint64(r.errors))
+	if !traps {
+		return b
+	}
+	return appendTraps(b, *r.traps)
+}
+
+// Flags of a trap section.
+const (
+	trapsDemoted = 1 << iota
+	trapsSketch
+)
+
+// appendTraps writes a host's trap-defence state as a length-prefixed
+// section (so that a later version can add fields a reader skips):
+// flags (1 demoted, 2 sketch), the state's sequence and pages fetched,
+// the demotion's page budget (when demoted), the templates (count, then
+// per template its hash as 8 bytes little endian, entry depth, pages and
+// barren run × 2 + open), the calendars (count, then hash and steps),
+// and the sketch's 256 registers, clamped at 15, two to a byte (low
+// nibble first).
+func appendTraps(b []byte, s crawl.HostTraps) []byte {
+	v := make([]byte, 0, 16+len(s.Templates)*12+len(s.Calendars)*10+128)
+	var flags byte
+	if s.Demoted {
+		flags |= trapsDemoted
+	}
+	if s.Sketch != nil {
+		flags |= trapsSketch
+	}
+	v = append(v, flags)
+	v = binary.AppendUvarint(v, s.Seq)
+	v = binary.AppendUvarint(v, uint64(max(s.Fetched, 0)))
+	if s.Demoted {
+		v = binary.AppendUvarint(v, uint64(max(s.Budget, 0)))
+	}
+	v = binary.AppendUvarint(v, uint64(len(s.Templates)))
+	for _, t := range s.Templates {
+		v = binary.LittleEndian.AppendUint64(v, t.Hash)
+		v = binary.AppendUvarint(v, uint64(max(t.Entry, 0)))
+		v = binary.AppendUvarint(v, uint64(max(t.Pages, 0)))
+		open := uint64(0)
+		if t.Open {
+			open = 1
+		}
+		v = binary.AppendUvarint(v, uint64(max(t.Barren, 0))<<1|open)
+	}
+	v = binary.AppendUvarint(v, uint64(len(s.Calendars)))
+	for _, c := range s.Calendars {
+		v = binary.LittleEndian.AppendUint64(v, c.Hash)
+		v = binary.AppendUvarint(v, uint64(max(c.Steps, 0)))
+	}
+	if s.Sketch != nil {
+		for i := 0; i < len(s.Sketch); i += 2 {
+			v = append(v, min(s.Sketch[i], 15)|min(s.Sketch[i+1], 15)<<4)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
+// traps reads what appendTraps wrote. Bytes after the fields it knows,
+// inside the section, are skipped: a later version's.
+func (d *decoder) traps() crawl.HostTraps {
+	sec := d.bytes()
+	if d.err != nil {
+		return crawl.HostTraps{}
+	}
+	v := &decoder{b: sec}
+	var s crawl.HostTraps
+	if len(v.b) == 0 {
+		d.err = errCorrupt
+		return s
+	}
+	flags := v.b[0]
+	v.b = v.b[1:]
+	s.Seq = v.uvarint()
+	s.Fetched = int64(min(v.uvarint(), math.MaxInt64))
+	if flags&trapsDemoted != 0 {
+		s.Demoted = true
+		s.Budget = int64(min(v.uvarint(), math.MaxInt64))
+	}
+	const maxInt = math.MaxInt32
+	if n := v.uvarint(); v.err == nil && n <= uint64(len(v.b))/9 {
+		if n > 0 {
+			s.Templates = make([]crawl.TemplateTrap, 0, n)
+		}
+		for range n {
+			t := crawl.TemplateTrap{Hash: v.fixed64()}
+			t.Entry = int(min(v.uvarint(), maxInt))
+			t.Pages = int(min(v.uvarint(), maxInt))
+			bo := v.uvarint()
+			t.Barren, t.Open = int(min(bo>>1, maxInt)), bo&1 != 0
+			s.Templates = append(s.Templates, t)
+		}
+	} else {
+		v.err = errCorrupt
+	}
+	if n := v.uvarint(); v.err == nil && n <= uint64(len(v.b))/9 {
+		if n > 0 {
+			s.Calendars = make([]crawl.CalendarTrap, 0, n)
+		}
+		for range n {
+			c := crawl.CalendarTrap{Hash: v.fixed64()}
+			c.Steps = int(min(v.uvarint(), maxInt))
+			s.Calendars = append(s.Calendars, c)
+		}
+	} else {
+		v.err = errCorrupt
+	}
+	if flags&trapsSketch != 0 && v.err == nil {
+		if len(v.b) < 128 {
+			v.err = errCorrupt
+		} else {
+			var reg [256]uint8
+			for i, x := range v.b[:128] {
+				reg[2*i], reg[2*i+1] = x&15, x>>4
+			}
+			s.Sketch = &reg
+			v.b = v.b[128:]
+		}
+	}
+	if v.err != nil {
+		d.err = v.err
+		return crawl.HostTraps{}
+	}
+	return s
 }
 
 // appendAliases writes a host's alias rules: their number, then per
@@ -365,6 +496,10 @@ func decodeHostRecord(v []byte) (hostRecord, error) {
 	}
 	if d.err == nil && len(d.b) > 0 {
 		r.errors = int(d.uvarint())
+	}
+	if d.err == nil && len(d.b) > 0 {
+		t := d.traps()
+		r.traps = &t
 	}
 	if d.err != nil {
 		return hostRecord{}, fmt.Errorf("%w: host record", d.err)

@@ -438,6 +438,9 @@ func TestOutcomeRoundTrip(t *testing.T) {
 			{Rule: crawl.AliasRule{Kind: 2, Param: "utm_source"}, Confirmations: 1, Contradicted: true}}}},
 		{Disposition: crawl.Requeue, Requested: true, Status: 200, End: now,
 			Robots: &crawl.RobotsState{Status: crawl.RobotsOK, Body: []byte("User-agent: *\nDisallow: /x\n"), FetchedAt: now, URL: "http://a.test/robots.txt"}},
+		{Disposition: crawl.Done, Requested: true, Status: 200, End: now, Traps: trapState()},
+		{Disposition: crawl.Done, Requested: true, Status: 200, End: now, Traps: &crawl.HostTraps{Seq: 1},
+			Aliases: &crawl.HostAliases{Rules: []crawl.AliasEvidence{{Rule: crawl.AliasRule{Kind: 3}, Confirmations: 1}}}},
 	}
 	for i, out := range outs {
 		gt, got, err := DecodeOutcome(EncodeOutcome(task, out))
@@ -455,6 +458,7 @@ func FuzzDecodeOutcome(f *testing.F) {
 	f.Add(EncodeOutcome(task, crawl.Outcome{Disposition: crawl.Done, Requested: true, Status: 200,
 		Capture: &crawl.Capture{File: "f", Length: 1}}))
 	f.Add(EncodeOutcome(task, crawl.Outcome{Robots: &crawl.RobotsState{Status: crawl.RobotsOK, Body: []byte("x")}}))
+	f.Add(EncodeOutcome(task, crawl.Outcome{Disposition: crawl.Done, Traps: trapState()}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		task, out, err := DecodeOutcome(b)
 		if err != nil {
