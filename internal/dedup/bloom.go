@@ -3,6 +3,7 @@ package dedup
 import (
 	"math"
 	"math/bits"
+	"runtime"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -81,7 +82,7 @@ func NewBloom(expected uint64, bitsPerKey float64) *Bloom {
 	b := &Bloom{bitsPerKey: bitsPerKey, first: expected}
 	nblocks, k, fp := plan(expected, bitsPerKey)
 	b.fp0 = fp
-	b.subs = []sub{{blocks: make([]block, nblocks), k: k, capacity: expected}}
+	b.subs = []sub{{blocks: b.newBlocks(nblocks), k: k, capacity: expected}}
 	return b
 }
 
@@ -103,17 +104,18 @@ func (b *Bloom) AddHash(h uint64) {
 	}
 	s.add(h)
 	b.n++
+	runtime.KeepAlive(b) // the blocks may be b's to free (mem.go)
 }
 
 // MayContainHash is MayContain for a key whose hash is h (see AddHash).
 func (b *Bloom) MayContainHash(h uint64) bool {
 	// Newest first: it is the largest and holds most keys.
-	for i := len(b.subs) - 1; i >= 0; i-- {
-		if b.subs[i].has(h) {
-			return true
-		}
+	found := false
+	for i := len(b.subs) - 1; i >= 0 && !found; i-- {
+		found = b.subs[i].has(h)
 	}
-	return false
+	runtime.KeepAlive(b) // the blocks may be b's to free (mem.go)
+	return found
 }
 
 // Len returns the number of keys added.
@@ -149,7 +151,7 @@ func (b *Bloom) grow() {
 		capacity *= 2
 	}
 	nblocks, k, _ := plan(capacity, bitsFor(b.target(level), b.bitsPerKey))
-	b.subs = append(b.subs, sub{blocks: make([]block, nblocks), k: k, capacity: capacity})
+	b.subs = append(b.subs, sub{blocks: b.newBlocks(nblocks), k: k, capacity: capacity})
 }
 
 // tightening makes the targets of sub-filters 1, 2, … sum to the first

@@ -45,6 +45,11 @@
 // twice the seen-set's size when rebuilding it from the store on start.
 // EstimatedFPRate and SizeBytes show when a rebuild would pay.
 //
+// A sub-filter of 1 MiB or more lives outside the Go heap (an anonymous
+// memory map where the system has them; mem.go), freed when its Bloom is
+// no longer referenced: on the heap, a filter of N bytes let the
+// collector's GOGC headroom grow the process by N more, twice its size.
+//
 // # Invariants
 //
 //   - A Bloom is not safe for concurrent use: the frontier calls it under

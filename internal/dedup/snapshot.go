@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
 )
 
@@ -95,6 +96,7 @@ func (b *Bloom) WriteTo(w io.Writer) (int64, error) {
 	if err := cw.write(buf, true); err != nil {
 		return cw.n, err
 	}
+	runtime.KeepAlive(b) // the blocks may be b's to free (mem.go)
 	err := cw.write(binary.LittleEndian.AppendUint32(nil, cw.crc.Sum32()), false)
 	return cw.n, err
 }
@@ -165,7 +167,11 @@ func ReadBloom(r io.Reader) (*Bloom, error) {
 	buf := make([]byte, 64<<10)
 	for i := range b.subs {
 		s := &b.subs[i]
-		if s.blocks, err = readBlocks(r, nblocks[i], whole, buf, crc); err != nil {
+		alloc := func(n uint64) []block { return make([]block, 0, n) }
+		if whole {
+			alloc = func(n uint64) []block { return b.newBlocks(n)[:0] }
+		}
+		if s.blocks, err = readBlocks(r, nblocks[i], whole, alloc, buf, crc); err != nil {
 			return nil, err
 		}
 		for _, blk := range s.blocks {
@@ -174,6 +180,7 @@ func ReadBloom(r io.Reader) (*Bloom, error) {
 			}
 		}
 	}
+	runtime.KeepAlive(b) // the blocks may be b's to free (mem.go)
 	tail := buf[:4]
 	if err := readFull(r, tail, "data checksum"); err != nil {
 		return nil, err
@@ -252,15 +259,17 @@ func remaining(r io.Reader) (int64, bool) {
 	return 0, false
 }
 
-// readBlocks reads n blocks into a slice allocated whole, or else grown
-// as the data arrives.
-func readBlocks(r io.Reader, n uint64, whole bool, buf []byte, crc hash.Hash32) ([]block, error) {
+// readBlocks reads n blocks into a slice allocated whole by alloc (which
+// returns an empty slice of the capacity asked), or else grown as the data
+// arrives (on the Go heap: a stream of unknown length is rare, and a
+// filter read from one stays there).
+func readBlocks(r io.Reader, n uint64, whole bool, alloc func(uint64) []block, buf []byte, crc hash.Hash32) ([]block, error) {
 	const initial = 16 << 10 // blocks: 1 MiB
 	size := min(n, initial)
 	if whole {
 		size = n
 	}
-	blocks := make([]block, 0, size)
+	blocks := alloc(size)
 	for uint64(len(blocks)) < n {
 		if len(blocks) == cap(blocks) {
 			blocks = slices.Grow(blocks, int(min(uint64(len(blocks)), n-uint64(len(blocks)))))

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/kv"
 	"github.com/godwit-crawler/godwit/internal/politeness"
 )
 
@@ -154,6 +156,7 @@ func BenchmarkFill(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		stopProbe := probeMemory(b, f)
 		ctx := context.Background()
 		links := make([]crawl.Link, 0, 1000)
 		var urlBytes int64
@@ -169,7 +172,14 @@ func BenchmarkFill(b *testing.B) {
 			}
 		}
 		f.Add(ctx, links)
+		stopProbe()
 		runtime.GC()
+		if path := os.Getenv("GODWIT_FILL_HEAPPROFILE"); path != "" {
+			if hf, err := os.Create(path); err == nil {
+				pprof.WriteHeapProfile(hf)
+				hf.Close()
+			}
+		}
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		disk := f.db.DiskBytes()
@@ -181,6 +191,84 @@ func BenchmarkFill(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// probeMemory samples the process's resident memory while a benchmark
+// runs, when GODWIT_FILL_MEM is set, and at the end reports the breakdown
+// at the peak: the Go runtime's memory (heap in use, heap free but not
+// returned to the system, the rest), the store's memory outside the Go
+// heap (block cache, memtables), and what neither accounts for (the C
+// allocator's overhead and fragmentation, binaries, stacks).
+func probeMemory(b *testing.B, f *Frontier) (stop func()) {
+	if os.Getenv("GODWIT_FILL_MEM") == "" {
+		return func() {}
+	}
+	type sample struct {
+		rss                        int64
+		heapInuse, heapIdle, goSys int64
+		goReleased                 int64
+		mem                        kv.Memory
+		at                         time.Duration
+	}
+	var peak sample
+	start := time.Now()
+	take := func() {
+		rss := readRSS()
+		if rss <= peak.rss {
+			return
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		peak = sample{rss: rss, heapInuse: int64(ms.HeapInuse), heapIdle: int64(ms.HeapIdle),
+			goSys: int64(ms.Sys), goReleased: int64(ms.HeapReleased), mem: f.db.Memory(), at: time.Since(start)}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				take()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		take()
+		const mib = 1 << 20
+		goRes := peak.goSys - peak.goReleased
+		pebble := peak.mem.CacheBytes + int64(peak.mem.MemTableBytes)
+		b.Logf("peak RSS %.1f MiB at %v: Go %.1f MiB (heap in use %.1f, heap idle unreleased %.1f, other %.1f); "+
+			"store %.1f MiB (block cache %.1f, memtables %.1f in %d, %d tables open); unaccounted %.1f MiB",
+			float64(peak.rss)/mib, peak.at.Round(time.Second), float64(goRes)/mib, float64(peak.heapInuse)/mib,
+			float64(peak.heapIdle-peak.goReleased)/mib, float64(goRes-peak.heapIdle-peak.heapInuse+peak.goReleased)/mib,
+			float64(pebble)/mib, float64(peak.mem.CacheBytes)/mib, float64(peak.mem.MemTableBytes)/mib,
+			peak.mem.MemTables, peak.mem.Tables, float64(peak.rss-goRes-pebble)/mib)
+		m := f.db.Memory()
+		b.Logf("at the end: block cache %.1f MiB, memtables %.1f MiB in %d, %d tables open (%d B)",
+			float64(m.CacheBytes)/mib, float64(m.MemTableBytes)/mib, m.MemTables, m.Tables, m.FileCacheSize)
+	}
+}
+
+// readRSS is the process's resident set size in bytes (0 where /proc is
+// not there).
+func readRSS() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(fields[1], 10, 64)
+	return pages * int64(os.Getpagesize())
 }
 
 // BenchmarkAddCashNav adds pages of 50 links carrying OPIC cash as a

@@ -157,6 +157,28 @@ func (d *DB) Sync() error {
 	return nil
 }
 
+// Memory is what the store holds in memory outside the Go heap (Pebble
+// allocates its block cache and memtables with C's allocator).
+type Memory struct {
+	CacheBytes    int64  // block cache in use (data, index and filter blocks)
+	MemTableBytes uint64 // memtables allocated, the mutable one and any awaiting flush
+	MemTables     int64
+	Tables        int64 // open table readers (the file cache)
+	FileCacheSize int64 // their bytes
+}
+
+// Memory reports the store's memory outside the Go heap.
+func (d *DB) Memory() Memory {
+	m := d.db.Metrics()
+	return Memory{
+		CacheBytes:    m.BlockCache.Size,
+		MemTableBytes: m.MemTable.Size,
+		MemTables:     m.MemTable.Count,
+		Tables:        m.FileCache.TableCount,
+		FileCacheSize: m.FileCache.Size,
+	}
+}
+
 // DiskBytes is the store's size on disk.
 func (d *DB) DiskBytes() uint64 { return d.db.Metrics().DiskSpaceUsage() }
 

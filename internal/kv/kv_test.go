@@ -89,3 +89,38 @@ func TestReadOnly(t *testing.T) {
 		t.Error("read-only Open created a store")
 	}
 }
+
+// TestMemory: the store reports its memory outside the Go heap: a
+// memtable from the start, then the blocks a read from a table cached and
+// the table open.
+func TestMemory(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := db.Memory(); m.MemTableBytes == 0 || m.MemTables != 1 || m.CacheBytes != 0 || m.Tables != 0 {
+		t.Fatalf("fresh store: %+v, want one memtable and nothing else", m)
+	}
+	b := db.NewBatch()
+	for i := range 1000 {
+		b.Set([]byte(fmt.Sprintf("key%04d", i)), make([]byte, 100))
+	}
+	if err := b.Commit(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Reopened, the data is in a table (the WAL is flushed on open).
+	if db, err = Open(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, ok, err := db.Get([]byte("key0500")); err != nil || !ok {
+		t.Fatalf("get: %v %v", ok, err)
+	}
+	if m := db.Memory(); m.CacheBytes == 0 || m.Tables == 0 || m.FileCacheSize == 0 {
+		t.Fatalf("after a read from a table: %+v, want cached blocks and an open table", m)
+	}
+}
