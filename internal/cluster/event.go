@@ -77,7 +77,7 @@ const (
 // Limits that keep a hostile or corrupt message from costing much.
 const (
 	maxDecoded  = 64 << 20 // bytes of a decompressed body
-	minCompress = 64       // bodies shorter than this are stored as they are
+	minCompress = 256      // bodies shorter than this are stored as they are
 )
 
 // ErrCorrupt reports an event that does not decode.

@@ -199,7 +199,7 @@ func normalize(e Event) Event {
 // shard).
 func BenchmarkEncodeLinks(b *testing.B) {
 	c := newCodec(b)
-	for _, n := range []int{20, 500} {
+	for _, n := range []int{1, 8, 20, 500} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			links := sampleLinks(n)
 			var size int
