@@ -161,6 +161,14 @@ func benchClusterCrawl(b *testing.B, webBin, bin string, nodes int) {
 		if rep.Coverage != 1 || violations != 0 {
 			b.Fatalf("coverage %.3f, %d violations (want 1 and 0):\n%s", rep.Coverage, violations, rep)
 		}
+		if rep.Duplicates > 0 {
+			for i, p := range procs {
+				if lines := p.shardTrouble(); len(lines) > 0 {
+					b.Logf("%d duplicate fetches; crawler %d's log tells of shard trouble (%d lines), first: %s",
+						rep.Duplicates, i+1, len(lines), lines[0])
+				}
+			}
+		}
 		sum.runs++
 		sum.unique += rep.Covered
 		sum.duplicates += rep.Duplicates
@@ -478,4 +486,18 @@ var summaryPages = regexp.MustCompile(`(?m)^\s*pages\s+(\d+) fetched`)
 func (p *benchProcess) logTail() string {
 	data, _ := os.ReadFile(p.log)
 	return tail(string(data), 4096)
+}
+
+// shardTrouble is the lines of p's log that tell of a shard suspended,
+// lost or fenced: what makes a cluster fetch a page twice.
+func (p *benchProcess) shardTrouble() []string {
+	data, _ := os.ReadFile(p.log)
+	var out []string
+	for line := range strings.Lines(string(data)) {
+		if strings.Contains(line, "shard") && (strings.Contains(line, "suspended") ||
+			strings.Contains(line, "lost") || strings.Contains(line, "fenced")) {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return out
 }
