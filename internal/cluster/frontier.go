@@ -231,12 +231,13 @@ func (n *Node) Complete(ctx context.Context, l crawl.Lease, out crawl.Outcome) e
 		n.mu.Lock()
 		o.lastOut = max(o.lastOut, seq)
 		n.mu.Unlock()
-	} else {
+	}
+	o.pub.Unlock()
+	if err != nil {
 		// Not in the log: the links go as a links event, whoever owns
 		// the shard now (a link appended twice is applied once).
 		n.putBack(p, own)
 	}
-	o.pub.Unlock()
 	if errors.Is(err, ErrFenced) {
 		n.log.Warn("outcome fenced: another node owns the shard", "shard", p, "url", l.Task.URL)
 		return n.Lose(p)
