@@ -67,15 +67,23 @@ import (
 //	                 violations 0, or the run fails: a faster, less polite
 //	                 crawl does not count)
 //
+// GODWIT_BENCH_CRAWLER set to another godwit binary (a baseline build)
+// runs the crawlers and the NATS server from it; the simulated web is
+// always this tree's.
+//
 // It runs against real processes, so it is skipped under -race.
 func BenchmarkCluster(b *testing.B) {
 	if raceEnabled {
 		b.Skip("the cluster benchmark runs without -race: its work is in other processes")
 	}
 	bin := benchBinary(b)
-	b.Run("single", func(b *testing.B) { benchClusterCrawl(b, bin, 0) })
+	crawler := bin // the nodes', the NATS server's and the single crawl's
+	if c := os.Getenv("GODWIT_BENCH_CRAWLER"); c != "" {
+		crawler = c
+	}
+	b.Run("single", func(b *testing.B) { benchClusterCrawl(b, bin, crawler, 0) })
 	for n := 1; n <= 3; n++ {
-		b.Run("nodes="+strconv.Itoa(n), func(b *testing.B) { benchClusterCrawl(b, bin, n) })
+		b.Run("nodes="+strconv.Itoa(n), func(b *testing.B) { benchClusterCrawl(b, bin, crawler, n) })
 	}
 }
 
@@ -92,12 +100,12 @@ type clusterBenchSum struct {
 
 // benchClusterCrawl runs the crawl with nodes cluster nodes, or the
 // single-node crawl when nodes is 0, b.N times and reports the metrics.
-func benchClusterCrawl(b *testing.B, bin string, nodes int) {
+func benchClusterCrawl(b *testing.B, webBin, bin string, nodes int) {
 	var sum clusterBenchSum
 	for b.Loop() {
 		dir := b.TempDir()
 		seeds := filepath.Join(dir, "seeds.txt")
-		web, stopWeb := startBenchFakeweb(b, bin, "--preset", "throughput", "--seeds-out", seeds)
+		web, stopWeb := startBenchFakeweb(b, webBin, "--preset", "throughput", "--seeds-out", seeds)
 		var natsURL string
 		var nats *benchProcess
 		if nodes > 0 {
@@ -153,6 +161,14 @@ func benchClusterCrawl(b *testing.B, bin string, nodes int) {
 		if rep.Coverage != 1 || violations != 0 {
 			b.Fatalf("coverage %.3f, %d violations (want 1 and 0):\n%s", rep.Coverage, violations, rep)
 		}
+		if rep.Duplicates > 0 {
+			for i, p := range procs {
+				if lines := p.shardTrouble(); len(lines) > 0 {
+					b.Logf("%d duplicate fetches; crawler %d's log tells of shard trouble (%d lines), first: %s",
+						rep.Duplicates, i+1, len(lines), lines[0])
+				}
+			}
+		}
 		sum.runs++
 		sum.unique += rep.Covered
 		sum.duplicates += rep.Duplicates
@@ -178,6 +194,7 @@ func benchClusterCrawl(b *testing.B, bin string, nodes int) {
 		b.ReportMetric(float64(sum.natsCPU.Microseconds())/1e3/pages, "nats-cpu-ms/page")
 		b.ReportMetric(float64(l.linkMsgs)/sum.wall.Seconds(), "link-msgs/s")
 		b.ReportMetric(float64(l.links)/float64(l.linkMsgs), "links/msg")
+		b.ReportMetric(float64(l.carried)/float64(l.msgs), "carried-links/msg")
 		b.ReportMetric(float64(l.linkBytes)/float64(l.links), "B/link")
 		b.ReportMetric(100*float64(l.crossShard)/float64(l.links), "cross-shard-%")
 		b.ReportMetric(float64(l.appended)/pages, "log-msgs/page")
@@ -261,7 +278,8 @@ func waitBenchCovered(b *testing.B, web string, procs []*benchProcess) {
 type logStats struct {
 	msgs, bytes                int // kept in the streams
 	appended                   int // ever appended
-	linkMsgs, links, linkBytes int
+	linkMsgs, links, linkBytes int // links events
+	carried                    int // links in outcome events
 	crossShard                 int
 }
 
@@ -271,6 +289,7 @@ func (s *logStats) add(o logStats) {
 	s.bytes += o.bytes
 	s.linkMsgs += o.linkMsgs
 	s.links += o.links
+	s.carried += o.carried
 	s.linkBytes += o.linkBytes
 	s.crossShard += o.crossShard
 }
@@ -327,7 +346,12 @@ func (s *logStats) count(b *testing.B, codec *cluster.Codec, data []byte) {
 	}
 	s.msgs++
 	s.bytes += len(data)
-	if e.Kind != cluster.KindLinks {
+	switch e.Kind {
+	case cluster.KindOutcome:
+		s.carried += len(e.Links) // the page's links to its own shard
+		return
+	case cluster.KindLinks:
+	default:
 		return
 	}
 	s.linkMsgs++
@@ -462,4 +486,18 @@ var summaryPages = regexp.MustCompile(`(?m)^\s*pages\s+(\d+) fetched`)
 func (p *benchProcess) logTail() string {
 	data, _ := os.ReadFile(p.log)
 	return tail(string(data), 4096)
+}
+
+// shardTrouble is the lines of p's log that tell of a shard suspended,
+// lost or fenced: what makes a cluster fetch a page twice.
+func (p *benchProcess) shardTrouble() []string {
+	data, _ := os.ReadFile(p.log)
+	var out []string
+	for line := range strings.Lines(string(data)) {
+		if strings.Contains(line, "shard") && (strings.Contains(line, "suspended") ||
+			strings.Contains(line, "lost") || strings.Contains(line, "fenced")) {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return out
 }

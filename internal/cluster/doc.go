@@ -3,7 +3,8 @@
 // shards to nodes, the events of a shard's log and their binary encoding,
 // and Node, the crawl.Frontier of a cluster node, which turns Add and
 // Complete into events of the shards' logs (a shard's links go out in
-// events of up to 500, docs/cluster.md "Link batches") and applies the
+// events of up to 500, docs/cluster.md "Link batches"; a page's links to
+// its own shard in its outcome event) and applies the
 // logs of the shards it owns to a local frontier.
 //
 // Nothing here talks to the network: the JetStream adapter is
@@ -27,7 +28,8 @@
 //	owned.pub → Node.mu → NodeConfig.Owns, the local frontier's mu
 //
 // flushMu lets one flush of the pending links run at a time; lmu guards
-// the pending links, their generation and the filter of added keys. pub
+// the pending links, the links kept for leases' outcome events, their
+// generation and the filter of added keys. pub
 // is a shard's fenced appends: held across the log's Claim or Append, so
 // that a shard's outcomes and claims go out one at a time and in order.
 // mu guards the owned shards' state; under it the node asks Owns (the

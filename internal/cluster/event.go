@@ -50,14 +50,23 @@ type Event struct {
 	// Epoch is the writer's lease epoch on the shard for outcomes and
 	// claims (the lease key's revision when claimed); 0 for links.
 	Epoch uint64
-	// Links are the links of a KindLinks event, all of them on Shard.
+	// Links are the links of a KindLinks event, all of them on Shard;
+	// a KindOutcome event with a payload may carry links too (the page's
+	// links to its own shard, applied before the outcome).
 	Links []crawl.Link
 	// Payload is the body of a KindOutcome or KindControl event.
 	Payload []byte
 }
 
-// eventVersion is the first byte of every encoded event.
-const eventVersion = 1
+// eventVersion is the first byte of every encoded event but an outcome
+// that carries links, which is eventVersionLinks: its body is
+// uvarint(n), n links (as a KindLinks body) and the outcome's payload.
+// A node of an earlier version refuses such an event (ErrCorrupt) rather
+// than misreading it (docs/decisions.md, 2026-11-27).
+const (
+	eventVersion      = 1
+	eventVersionLinks = 2
+)
 
 // Body compression, the byte after the epoch.
 const (
@@ -68,7 +77,7 @@ const (
 // Limits that keep a hostile or corrupt message from costing much.
 const (
 	maxDecoded  = 64 << 20 // bytes of a decompressed body
-	minCompress = 64       // bodies shorter than this are stored as they are
+	minCompress = 256      // bodies shorter than this are stored as they are
 )
 
 // ErrCorrupt reports an event that does not decode.
@@ -116,14 +125,27 @@ func (c *Codec) Encode(dst []byte, e Event) ([]byte, error) {
 	if e.Shard < 0 {
 		return dst, fmt.Errorf("cluster: encode: shard %d", e.Shard)
 	}
-	dst = append(dst, eventVersion, byte(e.Kind))
+	version := byte(eventVersion)
+	carries := e.Kind == KindOutcome && len(e.Links) > 0
+	switch {
+	case carries && len(e.Payload) == 0:
+		return dst, errors.New("cluster: encode: links in a claim")
+	case carries:
+		version = eventVersionLinks
+	case len(e.Links) > 0 && e.Kind != KindLinks:
+		return dst, fmt.Errorf("cluster: encode: links in a %q event", byte(e.Kind))
+	}
+	dst = append(dst, version, byte(e.Kind))
 	dst = binary.AppendUvarint(dst, uint64(e.Shard))
 	dst = binary.AppendUvarint(dst, e.Epoch)
 	body := e.Payload
-	if e.Kind == KindLinks {
+	if e.Kind == KindLinks || carries {
 		body = binary.AppendUvarint(nil, uint64(len(e.Links)))
 		for i := range e.Links {
 			body = appendLink(body, &e.Links[i])
+		}
+		if carries {
+			body = append(body, e.Payload...)
 		}
 	}
 	if len(body) >= minCompress {
@@ -204,7 +226,8 @@ func appendString(b []byte, s string) []byte {
 // compressed.
 func (c *Codec) Decode(b []byte) (Event, error) {
 	r := reader{b: b}
-	if v := r.byte(); v != eventVersion {
+	v := r.byte()
+	if v != eventVersion && v != eventVersionLinks {
 		return Event{}, fmt.Errorf("%w: version %d", ErrCorrupt, v)
 	}
 	e := Event{Kind: Kind(r.byte())}
@@ -220,6 +243,9 @@ func (c *Codec) Decode(b []byte) (Event, error) {
 	if shard > math.MaxInt32 {
 		return Event{}, fmt.Errorf("%w: shard %d", ErrCorrupt, shard)
 	}
+	if v == eventVersionLinks && e.Kind != KindOutcome {
+		return Event{}, fmt.Errorf("%w: version %d of a %q event", ErrCorrupt, v, byte(e.Kind))
+	}
 	e.Shard = int(shard)
 	body := r.b
 	switch comp {
@@ -233,7 +259,7 @@ func (c *Codec) Decode(b []byte) (Event, error) {
 	default:
 		return Event{}, fmt.Errorf("%w: compression %d", ErrCorrupt, comp)
 	}
-	if e.Kind != KindLinks {
+	if e.Kind != KindLinks && v != eventVersionLinks {
 		if len(body) > 0 {
 			e.Payload = body
 		}
@@ -244,6 +270,9 @@ func (c *Codec) Decode(b []byte) (Event, error) {
 	if n > uint64(len(r.b)) { // every link takes more than a byte
 		return Event{}, fmt.Errorf("%w: %d links in %d bytes", ErrCorrupt, n, len(body))
 	}
+	if v == eventVersionLinks && n == 0 {
+		return Event{}, fmt.Errorf("%w: an outcome carrying no links", ErrCorrupt)
+	}
 	e.Links = make([]crawl.Link, 0, n)
 	for range n {
 		l := r.link()
@@ -251,6 +280,13 @@ func (c *Codec) Decode(b []byte) (Event, error) {
 			return Event{}, r.err
 		}
 		e.Links = append(e.Links, l)
+	}
+	if v == eventVersionLinks {
+		if len(r.b) == 0 {
+			return Event{}, fmt.Errorf("%w: an outcome carrying links without its payload", ErrCorrupt)
+		}
+		e.Payload = r.b
+		return e, nil
 	}
 	if len(r.b) != 0 {
 		return Event{}, fmt.Errorf("%w: %d bytes after the links", ErrCorrupt, len(r.b))

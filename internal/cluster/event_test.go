@@ -64,6 +64,9 @@ func TestEventRoundTrip(t *testing.T) {
 		{Kind: KindOutcome, Shard: 17, Epoch: 3, Payload: big},
 		{Kind: KindOutcome, Shard: 2, Epoch: 9}, // a claim
 		{Kind: KindControl, Shard: 900, Payload: []byte(`{"block":"a.example"}`)},
+		// An outcome carrying its page's links to its own shard.
+		{Kind: KindOutcome, Shard: 17, Epoch: 3, Links: links[:8], Payload: []byte("small")},
+		{Kind: KindOutcome, Shard: 17, Epoch: 3, Links: links[:1], Payload: big},
 	} {
 		b, err := c.Encode([]byte("prefix"), e)
 		if err != nil {
@@ -117,9 +120,28 @@ func TestDecodeRejects(t *testing.T) {
 		"trailing":    append(bytes.Clone(good), 0),
 		"link count":  {1, 'L', 0, 0, 0, 0xff, 0xff, 0x03},
 		"zstd":        {1, 'O', 0, 0, 1, 1, 2, 3},
+		// Version 2 is an outcome carrying links, and only that.
+		"links v2":      append([]byte{2}, good[1:]...),
+		"no links v2":   {2, 'O', 0, 1, 0, 0, 'x'},
+		"no payload v2": appendLink([]byte{2, 'O', 3, 1, compressNone, 1}, &crawl.Link{URL: "http://a/", Key: "http://a/", Host: "a"}),
 	} {
 		if _, err := c.Decode(b); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("Decode(%s) = %v, want ErrCorrupt", name, err)
+		}
+	}
+}
+
+// TestEncodeRefuses: links go in a links event or an outcome with a
+// payload, nowhere else (a claim carrying links would be read as an
+// outcome).
+func TestEncodeRefuses(t *testing.T) {
+	c := newCodec(t)
+	for _, e := range []Event{
+		{Kind: KindOutcome, Shard: 3, Epoch: 2, Links: sampleLinks(1)},
+		{Kind: KindControl, Shard: 3, Links: sampleLinks(1), Payload: []byte("x")},
+	} {
+		if b, err := c.Encode(nil, e); err == nil {
+			t.Errorf("Encode(%c with %d links and %d payload bytes) = %x, want an error", e.Kind, len(e.Links), len(e.Payload), b)
 		}
 	}
 }
@@ -130,6 +152,7 @@ func FuzzDecode(f *testing.F) {
 		{Kind: KindLinks, Shard: 3, Links: sampleLinks(30)},
 		{Kind: KindLinks, Shard: 3, Links: sampleLinks(1)},
 		{Kind: KindOutcome, Shard: 1, Epoch: 4, Payload: []byte("x")},
+		{Kind: KindOutcome, Shard: 3, Epoch: 4, Links: sampleLinks(3), Payload: []byte("x")},
 		{Kind: KindControl, Shard: 1},
 	} {
 		b, err := c.Encode(nil, e)
@@ -176,7 +199,7 @@ func normalize(e Event) Event {
 // shard).
 func BenchmarkEncodeLinks(b *testing.B) {
 	c := newCodec(b)
-	for _, n := range []int{20, 500} {
+	for _, n := range []int{1, 8, 20, 500} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			links := sampleLinks(n)
 			var size int

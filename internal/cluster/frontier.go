@@ -20,7 +20,11 @@ const sentExpected = 1 << 20
 
 // Add queues links for their shards' logs; they are appended within
 // FlushInterval, or before the outcome of the lease the worker completes
-// next.
+// next. When ctx is marked with the lease whose page found them
+// (crawl.WithLease), the links to hosts of the lease's own shard are
+// kept with the lease instead and go in its outcome event (Complete):
+// no other outcome waits for them, and they are in the log exactly when
+// the page is.
 //
 // It reports how many links are new as far as this node can tell: those
 // whose key it has not added before (a filter of the keys it added).
@@ -33,12 +37,20 @@ const sentExpected = 1 << 20
 // does not count. The crawl reads the count to see whether a page's URL
 // template still yields new URLs (genuine pagination does; a trap's
 // template stops), so it must not be 0 for links that are new.
-func (n *Node) Add(_ context.Context, links []crawl.Link) (int, error) {
+func (n *Node) Add(ctx context.Context, links []crawl.Link) (int, error) {
+	own, id := -1, uint64(0)
+	if lid, host, ok := crawl.LeaseOf(ctx); ok {
+		own, id = shard.Of(host, DefaultShards), lid
+	}
 	n.lmu.Lock()
 	added := 0
 	for _, l := range links {
 		p := shard.Of(l.Host, DefaultShards)
-		n.pending[p] = append(n.pending[p], l)
+		if p == own {
+			n.own[id] = append(n.own[id], l)
+		} else {
+			n.pending[p] = append(n.pending[p], l)
+		}
 		h := dedup.Hash([]byte(l.Key))
 		if !n.sent.MayContainHash(h) {
 			n.sent.AddHash(h)
@@ -50,8 +62,42 @@ func (n *Node) Add(_ context.Context, links []crawl.Link) (int, error) {
 	return added, nil
 }
 
-// Flush appends every link added so far to its shard's log.
-func (n *Node) Flush(ctx context.Context) error { return n.flush(ctx) }
+// Flush appends every link added so far to its shard's log, those kept
+// for the outcome of a lease not completed yet included.
+func (n *Node) Flush(ctx context.Context) error {
+	n.lmu.Lock()
+	for id, links := range n.own {
+		for _, l := range links {
+			p := shard.Of(l.Host, DefaultShards)
+			n.pending[p] = append(n.pending[p], l)
+		}
+		delete(n.own, id)
+		n.gen++
+	}
+	n.lmu.Unlock()
+	return n.flush(ctx)
+}
+
+// takeOwn takes the links kept for lease id's outcome event.
+func (n *Node) takeOwn(id uint64) []crawl.Link {
+	n.lmu.Lock()
+	defer n.lmu.Unlock()
+	links := n.own[id]
+	delete(n.own, id)
+	return links
+}
+
+// putBack queues links of shard p, taken for an outcome event that was
+// not appended, for the next flush.
+func (n *Node) putBack(p int, links []crawl.Link) {
+	if len(links) == 0 {
+		return
+	}
+	n.lmu.Lock()
+	n.pending[p] = append(n.pending[p], links...)
+	n.gen++
+	n.lmu.Unlock()
+}
 
 // flush appends every link added before it was called. Concurrent
 // callers share appends: one whose links another flush took waits for it.
@@ -141,16 +187,19 @@ func (n *Node) Next(ctx context.Context) (crawl.Lease, error) {
 }
 
 // Complete appends the links added so far and then the lease's outcome
-// to its shard's log, and returns once the outcome is applied. When the
+// to its shard's log, the page's links to its own shard in the outcome
+// event (see Add), and returns once the outcome is applied. When the
 // shard was lost, or the append is fenced (another node owns the shard),
 // the outcome is discarded and the shard given up.
 func (n *Node) Complete(ctx context.Context, l crawl.Lease, out crawl.Outcome) error {
 	p := shard.Of(l.Task.Host, DefaultShards)
+	own := n.takeOwn(l.ID) // the page's links to its own shard
 	n.mu.Lock()
 	o := n.owned[p]
 	delete(n.held, l.ID) // its page's browser requests are over
 	n.mu.Unlock()
 	if o == nil {
+		n.putBack(p, own)
 		return nil
 	}
 	defer func() {
@@ -159,7 +208,12 @@ func (n *Node) Complete(ctx context.Context, l crawl.Lease, out crawl.Outcome) e
 		n.broadcast()
 		n.mu.Unlock()
 	}()
+	if len(own) > maxLinksPerEvent {
+		n.putBack(p, own[maxLinksPerEvent:]) // appended by the flush below
+		own = own[:maxLinksPerEvent]
+	}
 	if err := n.flush(ctx); err != nil {
+		n.putBack(p, own)
 		return err
 	}
 	payload := n.cfg.EncodeOutcome(l.Task, out)
@@ -169,15 +223,21 @@ func (n *Node) Complete(ctx context.Context, l crawl.Lease, out crawl.Outcome) e
 	n.mu.Unlock()
 	if lost {
 		o.pub.Unlock()
+		n.putBack(p, own)
 		return nil
 	}
-	seq, err := n.cfg.Log.Append(ctx, Event{Kind: KindOutcome, Shard: p, Epoch: o.epoch, Payload: payload}, expect)
+	seq, err := n.cfg.Log.Append(ctx, Event{Kind: KindOutcome, Shard: p, Epoch: o.epoch, Links: own, Payload: payload}, expect)
 	if err == nil {
 		n.mu.Lock()
 		o.lastOut = max(o.lastOut, seq)
 		n.mu.Unlock()
 	}
 	o.pub.Unlock()
+	if err != nil {
+		// Not in the log: the links go as a links event, whoever owns
+		// the shard now (a link appended twice is applied once).
+		n.putBack(p, own)
+	}
 	if errors.Is(err, ErrFenced) {
 		n.log.Warn("outcome fenced: another node owns the shard", "shard", p, "url", l.Task.URL)
 		return n.Lose(p)
@@ -201,7 +261,7 @@ func (n *Node) Stats() crawl.FrontierStats { return n.cfg.Shards.Stats() }
 // log in between (see package jetstream's end check).
 func (n *Node) Quiet(ctx context.Context) (shards int, quiet bool, err error) {
 	n.lmu.Lock()
-	pending, gen := len(n.pending), n.gen
+	pending, gen := len(n.pending)+len(n.own), n.gen
 	n.lmu.Unlock()
 	if pending > 0 || !n.flushMu.TryLock() {
 		return 0, false, nil

@@ -52,6 +52,11 @@ type Shards interface {
 	Stats() crawl.FrontierStats
 	SetShard(p uint16, own bool) error
 	AddAt(ctx context.Context, links []crawl.Link, at crawl.Position) (int, error)
+	// Add applies links without moving any shard's applied position:
+	// the links an outcome event carries, applied just before the
+	// outcome, which moves it (a crash in between applies them again
+	// when the event is read again, as a link batch appended twice is).
+	Add(ctx context.Context, links []crawl.Link) (int, error)
 	ApplyOutcome(ctx context.Context, t crawl.Task, out crawl.Outcome, at crawl.Position) error
 	Applied(p uint16) (uint64, error)
 	DropShard(p uint16) error
@@ -161,7 +166,11 @@ type Node struct {
 
 	lmu     sync.Mutex
 	pending map[int][]crawl.Link
-	gen     uint64 // Add calls so far
+	// own holds, by lease ID, the links a lease's page found to hosts of
+	// the lease's own shard (Add under crawl.WithLease): they go in the
+	// lease's outcome event (Complete), one message fewer per page.
+	own map[uint64][]crawl.Link
+	gen uint64 // Add calls so far
 	// sent holds the keys of the links this node has added: Add counts
 	// a link as new when its key is not in it (see Add).
 	sent    *dedup.Bloom
@@ -215,6 +224,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 		held:    map[uint64]string{},
 		changed: make(chan struct{}),
 		pending: map[int][]crawl.Link{},
+		own:     map[uint64][]crawl.Link{},
 		sent:    dedup.NewBloom(sentExpected, 10),
 	}, nil
 }

@@ -210,7 +210,7 @@ func startMemberWith(t *testing.T, name string, log cluster.ShardLog, w *web, wo
 				if ctx.Err() != nil {
 					return // killed mid-fetch: the outcome is never written
 				}
-				n.Add(ctx, links)
+				n.Add(crawl.WithLease(ctx, l), links) // as the crawler adds a page's links
 				now := time.Now()
 				out.Disposition, out.Requested, out.Start, out.End, out.Status = crawl.Done, true, now, now, 200
 				err = n.Complete(ctx, l, out)
@@ -289,6 +289,45 @@ func TestNodesCrawlTogether(t *testing.T) {
 	if w.violations > 0 {
 		t.Errorf("%d times two requests to one host at once", w.violations)
 	}
+}
+
+// TestOutcomeCarriesOwnLinks: a page's links to hosts of its own shard
+// go in its outcome event, not in a links event of their own, and the
+// crawl is the same: every page fetched once.
+func TestOutcomeCarriesOwnLinks(t *testing.T) {
+	w := newWeb(6, 20)
+	log := newMemLog()
+	a := startMember(t, "a", log, w, 3)
+	defer a.kill()
+	acquireAll(t, a.node, shardsOf(w), 1)
+	a.node.Add(t.Context(), []crawl.Link{pageLink(w.hosts[0], 0)})
+	waitFor(t, "every page", func() bool { d, _ := w.fetched(); return d == w.all() })
+	if d, total := w.fetched(); total != d {
+		t.Errorf("%d fetches of %d pages: some fetched twice", total, d)
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	carried, inLinkEvents := 0, 0
+	for p, es := range log.shards {
+		for _, en := range es {
+			for _, l := range en.e.Links {
+				if shard.Of(l.Host, cluster.DefaultShards) != p {
+					t.Errorf("shard %d's log has a link to %s", p, l.Host)
+				}
+			}
+			if en.e.Kind == cluster.KindOutcome {
+				carried += len(en.e.Links)
+			} else {
+				inLinkEvents += len(en.e.Links)
+			}
+		}
+	}
+	// Every page but a host's first is linked from its parent on the
+	// same host: those links are carried.
+	if want := len(w.hosts) * (w.size - 1); carried < want {
+		t.Errorf("outcome events carry %d links, want at least the %d links between pages of one host (%d in links events)", carried, want, inLinkEvents)
+	}
+	t.Logf("%d links carried by outcome events, %d in links events", carried, inLinkEvents)
 }
 
 // TestNodeDeathLosesNoURL: a node killed mid-crawl loses nothing: its

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
+	"github.com/godwit-crawler/godwit/internal/shard"
 )
 
 // Acquire takes shard p, whose lease this node holds at epoch: it reads
@@ -206,13 +207,26 @@ func (n *Node) read(ctx context.Context, p int, o *owned) {
 		case e.Kind == KindLinks:
 			_, err = n.cfg.Shards.AddAt(ctx, e.Links, at)
 		case e.Kind == KindOutcome && len(e.Payload) > 0:
+			for _, l := range e.Links {
+				if q := shard.Of(l.Host, DefaultShards); q != p {
+					return fmt.Errorf("cluster: shard %d at %d: an outcome carries a link to %s (shard %d)", p, seq, l.Host, q)
+				}
+			}
 			t, out, derr := n.cfg.DecodeOutcome(e.Payload)
 			if derr != nil {
 				// Written by a node of another version, or damaged: it
 				// cannot be applied, and stopping here would stop the shard.
 				n.log.Error("outcome event skipped", "shard", p, "seq", seq, "err", derr)
-				_, err = n.cfg.Shards.AddAt(ctx, nil, at)
-			} else {
+				_, err = n.cfg.Shards.AddAt(ctx, e.Links, at)
+				break
+			}
+			// The page's links first, then its outcome, which moves the
+			// applied position: a crash in between applies the links
+			// again, never the outcome without them.
+			if len(e.Links) > 0 {
+				_, err = n.cfg.Shards.Add(ctx, e.Links)
+			}
+			if err == nil {
 				err = n.cfg.Shards.ApplyOutcome(ctx, t, out, at)
 			}
 		default: // a claim, or a control event (not used yet): only the position moves

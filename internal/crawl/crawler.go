@@ -244,7 +244,7 @@ func (c *Crawler) work(dispatch, work context.Context) error {
 			return err
 		}
 		out, links, perr := c.process(work, l)
-		n, err := c.settle(persist, l, &out, links)
+		n, err := c.settle(WithLease(persist, l), l, &out, links)
 		if err != nil {
 			return err
 		}

@@ -38,7 +38,8 @@
 // In cluster mode a frontier opened with Options.Partial holds the
 // shards a node owns (shard.go): it applies each shard's log with AddAt
 // and ApplyOutcome, each event exactly once (the shard's applied position
-// is stored in the same batch), leases only the hosts of the shards
+// is stored in the same batch; ApplyOutcome does not wait for an fsync,
+// the log being what the shard is rebuilt from), leases only the hosts of the shards
 // SetShard made its own, and moves a shard to another node with
 // ExportShard and ImportShard. DropShard forgets a shard; DropUnowned,
 // at a node's start, every shard it does not own (and rebuilds the

@@ -169,13 +169,18 @@ func (f *Frontier) AddAt(_ context.Context, links []crawl.Link, m crawl.Position
 // outcome of a node that owned the shard before) t's queue entry is
 // completed as that node's lease was; an entry no longer queued is left
 // alone. An event at or before the shard's applied position is skipped.
-// It returns once the outcome is on disk.
+//
+// Unlike Complete it does not wait for the store's fsync: the outcome is
+// in the shard's log already, which is what a cluster node's state is
+// rebuilt from (a node drops what its store kept of its shards when it
+// starts, DropUnowned), so an fsync per outcome bought nothing
+// (docs/decisions.md, 2026-11-27).
 func (f *Frontier) ApplyOutcome(_ context.Context, t crawl.Task, out crawl.Outcome, m crawl.Position) error {
 	if err := f.applyOutcome(t, out, m); err != nil {
 		return err
 	}
 	f.calibrate()
-	return f.db.Sync()
+	return nil
 }
 
 func (f *Frontier) applyOutcome(t crawl.Task, out crawl.Outcome, m crawl.Position) error {

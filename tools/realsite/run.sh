@@ -61,4 +61,9 @@ measure() { # name, command...
 measure godwit "$bin" crawl "$base" --allow-private --delay 1ms --workers 16 --admin off \
   --data "$work/godwit-data" ${GODWIT_ARGS:-}
 measure wget2 wget2 -r -p -l inf --no-parent -e robots=off -P "$work/wget2" "$base"
-echo "(godwit: polite, WARC with CDXJ; wget2: no delay, robots off, files only)"
+# godwit's fixed costs: start, store open and close, WARC and CDXJ
+# finish, for robots.txt and one page.
+rm -rf "$work/godwit-data"
+measure godwit1 "$bin" crawl "$base" --allow-private --delay 1ms --admin off --max-pages 1 \
+  --requisites=false --render never --data "$work/godwit-data"
+echo "(godwit: polite, WARC with CDXJ; wget2: no delay, robots off, files only; godwit1: one page)"

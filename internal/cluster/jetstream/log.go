@@ -12,6 +12,7 @@ import (
 	js "github.com/nats-io/nats.go/jetstream"
 
 	"github.com/godwit-crawler/godwit/internal/cluster"
+	"github.com/godwit-crawler/godwit/internal/crawl"
 )
 
 // PublishLinks publishes msg, an encoded KindLinks event (ShardLog's
@@ -64,6 +65,13 @@ func (n *Node) fenceLock(p int) *sync.Mutex {
 // retried while the node owns the shard. Calls for one shard are
 // serialized.
 func (n *Node) PublishOutcome(ctx context.Context, p int, payload []byte) (uint64, error) {
+	return n.publishOutcome(ctx, p, nil, payload)
+}
+
+// publishOutcome is PublishOutcome of an outcome event that carries
+// links of shard p (cluster.Node puts a page's links to its own shard in
+// its outcome event: one message fewer).
+func (n *Node) publishOutcome(ctx context.Context, p int, links []crawl.Link, payload []byte) (uint64, error) {
 	if len(payload) == 0 {
 		return 0, errors.New("jetstream: an outcome needs a payload (an empty one is a claim)")
 	}
@@ -78,7 +86,7 @@ func (n *Node) PublishOutcome(ctx context.Context, p int, payload []byte) (uint6
 	n.mu.Lock()
 	last := n.held[p].fenceSeq
 	n.mu.Unlock()
-	seq, err := n.publishFenced(ctx, p, epoch, last, payload)
+	seq, err := n.publishFenced(ctx, p, epoch, last, links, payload)
 	switch {
 	case errors.Is(err, ErrNotOwner):
 		n.dropUnconfirmed(p, epoch)
@@ -136,8 +144,8 @@ func (n *Node) dropUnconfirmed(p int, epoch uint64) {
 // the subject's last event is of this epoch: then an earlier attempt
 // whose answer was lost did land, and it is adopted (it is this very
 // event when the bytes match, otherwise the publish is retried after it).
-func (n *Node) publishFenced(ctx context.Context, p int, epoch, last uint64, payload []byte) (uint64, error) {
-	msg, err := n.codec.Encode(nil, cluster.Event{Kind: cluster.KindOutcome, Shard: p, Epoch: epoch, Payload: payload})
+func (n *Node) publishFenced(ctx context.Context, p int, epoch, last uint64, links []crawl.Link, payload []byte) (uint64, error) {
+	msg, err := n.codec.Encode(nil, cluster.Event{Kind: cluster.KindOutcome, Shard: p, Epoch: epoch, Links: links, Payload: payload})
 	if err != nil {
 		return 0, err
 	}

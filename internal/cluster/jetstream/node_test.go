@@ -177,7 +177,7 @@ func TestPartitionedOwnerDropsBeforeTakeover(t *testing.T) {
 	if _, err := a.PublishOutcome(t.Context(), p, []byte("zombie")); !errors.Is(err, ErrNotOwner) {
 		t.Errorf("PublishOutcome after the partition = %v, want ErrNotOwner", err)
 	}
-	if _, err := a.publishFenced(t.Context(), p, epoch, fence, []byte("zombie")); !errors.Is(err, ErrFenced) {
+	if _, err := a.publishFenced(t.Context(), p, epoch, fence, nil, []byte("zombie")); !errors.Is(err, ErrFenced) {
 		t.Errorf("fenced publish of the old epoch = %v, want ErrFenced", err)
 	}
 	var events []cluster.Event

@@ -29,7 +29,7 @@ func (l shardLog) Append(ctx context.Context, e cluster.Event, _ uint64) (uint64
 		}
 		return 0, l.n.PublishLinks(ctx, e.Shard, msg)
 	case e.Kind == cluster.KindOutcome && len(e.Payload) > 0:
-		seq, err := l.n.PublishOutcome(ctx, e.Shard, e.Payload)
+		seq, err := l.n.publishOutcome(ctx, e.Shard, e.Links, e.Payload)
 		if errors.Is(err, ErrFenced) || errors.Is(err, ErrNotOwner) {
 			return 0, fmt.Errorf("%w (%w)", cluster.ErrFenced, err)
 		}
