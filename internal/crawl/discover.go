@@ -221,7 +221,7 @@ type normalizeFilter struct{ c *Crawler }
 
 func (f normalizeFilter) filter(cd *candidate) verdict {
 	t := cd.page.task
-	u, err := urlnorm.Parse(cd.raw)
+	u, href, err := urlnorm.ParseString(cd.raw)
 	if err != nil {
 		if errors.Is(err, urlnorm.ErrNotHTTP) {
 			return refuseNotHTTP
@@ -245,7 +245,7 @@ func (f normalizeFilter) filter(cd *candidate) verdict {
 		// same depth, same embed hops, one more hop.
 		l.Depth, l.Hops, l.Embed = t.Depth, t.Hops+1, t.Embed
 	}
-	l.URL, l.Host = u.String(), urlnorm.Host(u)
+	l.URL, l.Host = href, urlnorm.Host(u)
 	cd.url, cd.link = u, l
 	return pass
 }

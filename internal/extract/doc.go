@@ -11,7 +11,13 @@
 // values (surrounding whitespace trimmed, tabs and newlines removed,
 // backslashes as slashes, a stray '%' encoded) and the encoding of the
 // query in the page's encoding (see Character encodings); the results are
-// not normalized, which is the caller's job (package urlnorm).
+// not normalized, which is the caller's job (package urlnorm). References
+// of the common plain shapes ("/p/15", "../p/10", "?page=2",
+// "http://host/p") are resolved by a fast path that writes the same
+// string into one buffer (fastresolve.go); attributes are read from the
+// tag's raw text as the tokenizer reads them, without z.TagAttr's copies,
+// when no character reference, CR or NUL needs changing (rawattrs.go).
+// Tests and fuzz targets hold both to the full paths.
 //
 // Only http and https links are returned: empty values, fragment-only
 // references ("#top") and other schemes (javascript:, mailto:, tel:,

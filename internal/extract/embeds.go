@@ -73,9 +73,9 @@ type embedAttrs struct {
 func readEmbedAttrs(z *html.Tokenizer) embedAttrs {
 	var a embedAttrs
 	var haveRel, haveType bool
-	for more := true; more; {
-		var k, v []byte
-		k, v, more = z.TagAttr()
+	var r attrReader
+	r.init(z)
+	for k, v, ok := r.next(); ok; k, v, ok = r.next() {
 		switch string(k) {
 		case "href":
 			if !a.ok {

@@ -201,9 +201,9 @@ type linkAttrs struct {
 func attrs(z *html.Tokenizer, name string, wantRel bool) linkAttrs {
 	var a linkAttrs
 	var haveRel bool
-	for more := true; more; {
-		var k, v []byte
-		k, v, more = z.TagAttr()
+	var r attrReader
+	r.init(z)
+	for k, v, ok := r.next(); ok; k, v, ok = r.next() {
 		switch {
 		case !a.ok && string(k) == name:
 			a.value, a.ok = string(v), true
@@ -266,9 +266,9 @@ type meta struct {
 // readMeta reads the attributes of the current <meta> tag.
 func readMeta(z *html.Tokenizer) meta {
 	var m meta
-	for more := true; more; {
-		var k, v []byte
-		k, v, more = z.TagAttr()
+	var r attrReader
+	r.init(z)
+	for k, v, ok := r.next(); ok; k, v, ok = r.next() {
 		switch {
 		case !m.hasName && string(k) == "name":
 			m.name, m.hasName = string(v), true

@@ -293,19 +293,18 @@ func (s *pass) resolve(page *url.URL) {
 			baseURL = b
 		}
 	}
+	fb := newFastBase(baseURL)
 	d.Links = make([]Link, 0, len(s.refs))
 	for _, p := range s.refs {
-		u, ok := resolve(baseURL, p.ref, qe)
-		if !ok {
-			continue
+		if u, ok := resolveString(fb, baseURL, p.ref, qe); ok {
+			d.Links = append(d.Links, Link{URL: u, Tag: p.tag, Attr: p.attr, Rel: p.rel})
 		}
-		d.Links = append(d.Links, Link{URL: u.String(), Tag: p.tag, Attr: p.attr, Rel: p.rel})
 	}
 	if len(s.embeds) > 0 {
 		d.Embeds = make([]Link, 0, len(s.embeds))
 		for _, p := range s.embeds {
-			if u, ok := resolve(baseURL, p.ref, qe); ok {
-				d.Embeds = append(d.Embeds, Link{URL: u.String(), Tag: p.tag, Attr: p.attr})
+			if u, ok := resolveString(fb, baseURL, p.ref, qe); ok {
+				d.Embeds = append(d.Embeds, Link{URL: u, Tag: p.tag, Attr: p.attr})
 			}
 		}
 	}

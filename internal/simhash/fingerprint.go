@@ -1,6 +1,7 @@
 package simhash
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"unicode"
 	"unicode/utf8"
@@ -216,21 +217,52 @@ type wordHasher struct {
 // separate ends the word being read, if any.
 func (h *wordHasher) separate() {
 	if len(h.word) > 0 {
-		h.acc.add(xxhash.Sum64(h.word))
+		h.acc.add(sum64(h.word))
 		h.word = h.word[:0]
 	}
 }
 
-func (h *wordHasher) write(p []byte) {
+// write reads p. ends says that what follows p, if anything, is not part
+// of a word (a space, a separator, the end of the text), so that a word
+// at the end of p ends with it; false when the next piece may go on with
+// it ("<b>G</b>odwit").
+//
+// A word of ASCII letters and digits already in lower case (most words
+// of most pages) is hashed where it is in p, without being copied into
+// h.word; other words are lower-cased into h.word as they are read.
+func (h *wordHasher) write(p []byte, ends bool) {
 	for i := 0; i < len(p); {
 		c := p[i]
 		if c < utf8.RuneSelf {
-			if l := asciiWord[c]; l != 0 {
-				h.word = append(h.word, l)
-			} else {
+			l := asciiWord[c]
+			if l == 0 {
 				h.separate()
+				i++
+				continue
 			}
-			i++
+			// A run of ASCII letters and digits, p[i:j].
+			j, lower := i+1, l == c
+			for j < len(p) {
+				c := p[j]
+				if c >= utf8.RuneSelf || asciiWord[c] == 0 {
+					break
+				}
+				if asciiWord[c] != c {
+					lower = false
+				}
+				j++
+			}
+			// The word is whole when an ASCII separator follows it in p,
+			// or p ends where the caller says words end.
+			whole := j < len(p) && p[j] < utf8.RuneSelf || j == len(p) && ends
+			if lower && whole && len(h.word) == 0 {
+				h.acc.add(sum64(p[i:j]))
+			} else {
+				for _, c := range p[i:j] {
+					h.word = append(h.word, asciiWord[c])
+				}
+			}
+			i = j
 			continue
 		}
 		r, size := utf8.DecodeRune(p[i:])
@@ -253,7 +285,7 @@ func (h *wordHasher) write(p []byte) {
 func (h *wordHasher) sum() uint64 {
 	acc := h.acc
 	if len(h.word) > 0 {
-		acc.add(xxhash.Sum64(h.word))
+		acc.add(sum64(h.word))
 	}
 	return acc.sum()
 }
@@ -292,4 +324,46 @@ func isWordRune(r rune) bool {
 // trigrams, the usual cheap substitute for word segmentation.
 func isIdeograph(r rune) bool {
 	return r >= 0x2E80 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r))
+}
+
+// sum64 is xxhash.Sum64(b) (seed 0), the hash of a feature: the same
+// value, computed in Go for words shorter than 32 bytes (nearly all of
+// them), where the assembly version's call costs more than the hashing.
+// TestSum64 checks it against xxhash.Sum64 for every length to 100.
+func sum64(b []byte) uint64 {
+	const (
+		prime1 uint64 = 11400714785074694791
+		prime2 uint64 = 14029467366897019727
+		prime3 uint64 = 1609587929392839161
+		prime4 uint64 = 9650029242287828579
+		prime5 uint64 = 2870177450012600261
+	)
+	n := len(b)
+	if n >= 32 {
+		return xxhash.Sum64(b)
+	}
+	h := prime5 + uint64(n)
+	for ; len(b) >= 8; b = b[8:] {
+		k := binary.LittleEndian.Uint64(b)
+		k *= prime2
+		k = bits.RotateLeft64(k, 31)
+		k *= prime1
+		h ^= k
+		h = bits.RotateLeft64(h, 27)*prime1 + prime4
+	}
+	if len(b) >= 4 {
+		h ^= uint64(binary.LittleEndian.Uint32(b)) * prime1
+		h = bits.RotateLeft64(h, 23)*prime2 + prime3
+		b = b[4:]
+	}
+	for _, c := range b {
+		h ^= uint64(c) * prime5
+		h = bits.RotateLeft64(h, 11) * prime1
+	}
+	h ^= h >> 33
+	h *= prime2
+	h ^= h >> 29
+	h *= prime3
+	h ^= h >> 32
+	return h
 }

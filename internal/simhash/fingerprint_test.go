@@ -233,3 +233,41 @@ func TestFingerprintUnrelated(t *testing.T) {
 		t.Errorf("unrelated pages: mean distance %.1f, %d of %d pairs within 10; want about 32 and none", mean, near, pairs)
 	}
 }
+
+// TestSum64: the features' hash is xxhash.Sum64, whatever the length
+// (sum64 computes short inputs itself).
+func TestSum64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n <= 100; n++ {
+		for range 50 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(rng.Uint32())
+			}
+			if got, want := sum64(b), xxhash.Sum64(b); got != want {
+				t.Fatalf("sum64(%x) = %x, want xxhash.Sum64 %x", b, got, want)
+			}
+		}
+	}
+}
+
+// TestFingerprintValues pins fingerprints of a few texts: they are stored
+// (with each URL's outcome, in the near-duplicate index's snapshots) and
+// compared across crawls, so their values must not change.
+func TestFingerprintValues(t *testing.T) {
+	for _, c := range []struct {
+		page string
+		fp   uint64
+	}{
+		{"<p>The cat saw the dog</p>", 0xb3a03a21f8b5f2f},
+		{"<title>t</title><p>Godwits are large, long-billed, long-legged <b>wading</b> birds.</p><nav>menu</nav>", 0x640a4f5d79f6dbb5},
+		{"<p>Café crème, naïve Übermensch 日本語のテキスト ऋषिकेश 1,000 a-b</p>", 0x5c50e2318afa2d4e},
+	} {
+		text := NewTextFingerprint()
+		text.feed(strings.NewReader(c.page))
+		fp, _ := text.Fingerprint()
+		if fp != c.fp {
+			t.Errorf("%q: fingerprint %#x, want %#x", c.page, fp, c.fp)
+		}
+	}
+}

@@ -319,7 +319,7 @@ func (w *textWriter) text(s []byte) {
 				continue
 			}
 		} else if r, size := utf8.DecodeRune(s); r == utf8.RuneError && size == 1 {
-			w.write([]byte(string(utf8.RuneError)))
+			w.write(runeError, true)
 			s = s[1:]
 			continue
 		} else if unicode.IsSpace(r) {
@@ -343,14 +343,19 @@ func (w *textWriter) text(s []byte) {
 			}
 			n += size
 		}
-		w.write(s[:n])
+		w.write(s[:n], n < len(s))
 		s = s[n:]
 	}
 }
 
+// runeError is the UTF-8 of U+FFFD, which stands for an invalid byte.
+var runeError = []byte(string(utf8.RuneError))
+
 // write appends p, valid UTF-8 without space, after the pending space if
-// any; what does not fit in MaxText is cut at a character boundary.
-func (w *textWriter) write(p []byte) {
+// any; what does not fit in MaxText is cut at a character boundary. ends
+// says that p is followed by a space or other non-word character in the
+// text (wordHasher.write).
+func (w *textWriter) write(p []byte, ends bool) {
 	room := MaxText - w.n
 	if w.pending {
 		room--
@@ -376,7 +381,7 @@ func (w *textWriter) write(p []byte) {
 	if w.keep {
 		w.b.Write(p)
 	}
-	w.words.write(p)
+	w.words.write(p, ends)
 	w.n += len(p)
 }
 

@@ -182,6 +182,16 @@ func normPort(port, scheme string) (string, error) {
 // of the scheme. IPv6 addresses keep their brackets ("[2001:db8::1]:8080").
 // http and https on their default ports are one host.
 func Host(u *url.URL) string {
+	if plainDomain(u.Host) {
+		// Its own normal form, and no port (what Parse returns for most
+		// links): no parsing, no allocation.
+		return u.Host
+	}
+	return hostSlow(u)
+}
+
+// hostSlow is Host without its shortcut.
+func hostSlow(u *url.URL) string {
 	scheme := strings.ToLower(u.Scheme)
 	hostname, rawPort := u.Hostname(), u.Port()
 	host, err := normHost(hostname)

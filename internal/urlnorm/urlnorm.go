@@ -21,6 +21,9 @@ var (
 // [ErrInvalid] otherwise (relative references, empty or malformed hosts,
 // bad ports).
 func Parse(raw string) (*url.URL, error) {
+	if u, _, ok := parseFast(raw); ok {
+		return u, nil
+	}
 	return parse(nil, raw)
 }
 
