@@ -17,8 +17,10 @@ import (
 // connections: every page fetched, over HTTP/2, with no per-host
 // politeness or robots.txt violation across the cluster, judged by the
 // web, nor any address with more requests in flight than one
-// --ip-concurrency: the nodes share each address's budget (IP slots in
-// the crawl's bucket, docs/cluster.md "Per-IP budget").
+// --ip-concurrency, nor two starts to an address, by any nodes, less than
+// the --ip-delay apart: the nodes share each address's budget (IP slots
+// and start tokens in the crawl's bucket, docs/cluster.md "Per-IP
+// budget").
 func TestClusterCrawlDirect(t *testing.T) {
 	clusterTest(t)
 	web := newDirectWeb(t, fakeweb.Config{
@@ -36,11 +38,13 @@ func TestClusterCrawlDirect(t *testing.T) {
 	}, directLoopback...)
 	seeds := seedsFile(t, web.Seeds())
 	nats := startNATS(t)
+	const ipDelay = 20 * time.Millisecond
 	var nodes []*crawlProcess
 	for i := 1; i <= 3; i++ {
 		args := []string{"--cluster", nats, "--crawl", "direct", "--node", "n" + strconv.Itoa(i),
 			"--data", filepath.Join(t.TempDir(), "d"), "--delay", "20ms", "--workers", "8",
-			"--admin", "off", "--cluster-ttl", "3s", "--timeout", "5s", "--http2", "auto"}
+			"--admin", "off", "--cluster-ttl", "3s", "--timeout", "5s", "--http2", "auto",
+			"--ip-delay", ipDelay.String()}
 		args = append(args, web.args()...)
 		if i == 1 {
 			args = append(args, "--seeds", seeds)
@@ -61,7 +65,12 @@ func TestClusterCrawlDirect(t *testing.T) {
 		}
 	}
 	const ipConcurrency = 4 // --ip-concurrency's default, for the whole cluster
-	r := web.Report(fakeweb.Judge{Delay: 20 * time.Millisecond, IPConcurrency: ipConcurrency})
+	// The nodes space their leases' starts to an address --ip-delay
+	// apart; a request reaches the server up to a few ms after its
+	// lease (a new connection's TLS handshake), so the web forgives
+	// gaps up to half the delay short.
+	r := web.Report(fakeweb.Judge{Delay: 20 * time.Millisecond, IPConcurrency: ipConcurrency,
+		IPDelay: ipDelay, IPTolerance: ipDelay / 2})
 	// A page fetched twice: about one run in five of this test (one page,
 	// by the nodes' first shard handovers, it seems) — a known bug
 	// (docs/cluster.md, "Known limits"), bounded here as after a kill: at
@@ -70,8 +79,21 @@ func TestClusterCrawlDirect(t *testing.T) {
 		t.Logf("%d page(s) fetched twice (known: docs/cluster.md)", dup)
 		r.Duplicates = 0
 	}
+	// A node stalled for a moment (two cores shared by three crawlers,
+	// their TLS handshakes and NATS) sends requests leased apart
+	// together: a few short gaps, at most one request in a hundred, are
+	// logged, not counted (without start tokens across nodes about one
+	// in four is short).
+	if short := r.IPGapViolations; short > 0 && short <= r.Requests/100 {
+		for _, v := range r.Violations {
+			if v.Kind == fakeweb.ViolationIPGap {
+				t.Logf("short IP gap (a stall): %s", v.Detail)
+			}
+		}
+		r.IPGapViolations = 0
+	}
 	checkReport(t, r)
-	t.Logf("the most requests in flight to each address: %v (bound %d)", r.IPPeak, ipConcurrency)
+	t.Logf("the most requests in flight to each address: %v (bound %d); smallest gaps between starts %v (bound %v); %d gaps short", r.IPPeak, ipConcurrency, r.IPMinGap, ipDelay, r.IPGapViolations)
 	var first, last time.Time
 	reqs := web.Requests()
 	for _, q := range reqs {

@@ -34,7 +34,10 @@ import (
 //
 // Cluster mode: an IPBudget (SetIPBudget) bounds each group further to
 // the slots of the address this node holds; a group it holds back asks
-// it for more (Want) and is released by IPRoom.
+// it for more (Want) and is released by IPRoom. An IPBudget that is also
+// an IPStarts gates each start on a token as well (an address other
+// nodes use): a group without one asks for it (WantStart) and is
+// released by IPRoom at the token's time.
 
 // IPKey is the IP group of an address: the address itself for IPv4
 // (and IPv4-mapped IPv6), the /64 prefix for IPv6.
@@ -115,7 +118,7 @@ func (f *Frontier) gateIP(h *host, now time.Time) (ok bool, err error) {
 		return true, nil // not in the heap; cannot happen
 	}
 	g := h.ip
-	if g == nil || g.available(f.ipc, now) {
+	if g == nil || (g.available(f.ipc, now) && f.startOK(g, now)) {
 		return true, nil
 	}
 	heap.Remove(&f.ready, h.heapIndex)
@@ -170,6 +173,9 @@ func (f *Frontier) leasedIP(ls *lease, now time.Time) {
 	}
 	ls.ipPrev = g.nextStart
 	g.inflight++
+	if st, ok := f.ipc.budget.(IPStarts); ok {
+		st.Started(g.key)
+	}
 	g.nextStart = now.Add(f.ipc.delay)
 	ls.ipStart = g.nextStart
 	f.releaseIP(g)
@@ -222,8 +228,19 @@ func (f *Frontier) releaseIP(g *ipGroup) {
 		}
 		return
 	}
+	ready := g.nextStart
+	if st, ok := f.ipc.budget.(IPStarts); ok {
+		at, ok := st.StartAt(g.key, f.now())
+		if !ok {
+			// Not before the first parked host is ready itself: a
+			// token it cannot use in time lapses.
+			st.WantStart(g.key, laterOf(g.nextStart, g.parked[0].readyAt())) // IPRoom at the token's time
+			return
+		}
+		ready = laterOf(ready, at)
+	}
 	h := heap.Pop(&g.parked).(*host)
-	h.ipReady = g.nextStart
+	h.ipReady = ready
 	g.released = h
 	f.schedule(h)
 }
@@ -371,6 +388,42 @@ type IPBudget interface {
 	Want(key string)
 	// Freed tells that a lease to key ended.
 	Freed(key string)
+}
+
+// IPStarts is an IPBudget that also spaces the starts to an address
+// across nodes (package jetstream's IPSlots, with start tokens): a lease
+// to the address starts only when StartAt allows it, on top of
+// Options.IPDelay between this node's own starts. Called with the
+// frontier's lock held, as IPBudget.
+type IPStarts interface {
+	// StartAt reports whether a lease to key may start, and not
+	// before when: zero when the address needs no token, the token's
+	// time when this node holds one valid at now; false when it needs
+	// one and holds none.
+	StartAt(key string, now time.Time) (at time.Time, ok bool)
+	// WantStart asks for a token for key's next start, not before
+	// notBefore; the budget calls Frontier.IPRoom once it holds one.
+	WantStart(key string, notBefore time.Time)
+	// Started tells that a lease to key starts (using the token).
+	Started(key string)
+}
+
+// startOK reports whether the shared budget, if it spaces starts, lets a
+// lease of g start at now. f.mu must be held.
+func (f *Frontier) startOK(g *ipGroup, now time.Time) bool {
+	st, ok := f.ipc.budget.(IPStarts)
+	if !ok {
+		return true
+	}
+	at, ok := st.StartAt(g.key, now)
+	return ok && !now.Before(at)
+}
+
+// IPDelay is Options.IPDelay.
+func (f *Frontier) IPDelay() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ipc.delay
 }
 
 // IPConcurrency is Options.IPConcurrency, and whether the frontier

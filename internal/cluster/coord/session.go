@@ -219,6 +219,7 @@ func Join(ctx context.Context, c Config, fr *frontier.Frontier) (*Session, error
 		if s.ips, err = jn.IPSlots(ctx, fr, n); err != nil {
 			return fail(err)
 		}
+		s.ips.SpaceStarts(fr.IPDelay()) // and the IP delay, on addresses nodes share
 		fr.SetIPBudget(s.ips)
 	}
 	return s, nil
