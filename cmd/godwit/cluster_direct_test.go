@@ -74,26 +74,29 @@ func TestClusterCrawlDirect(t *testing.T) {
 	// A page fetched twice: about one run in five of this test (one page,
 	// by the nodes' first shard handovers, it seems) — a known bug
 	// (docs/cluster.md, "Known limits"), bounded here as after a kill: at
-	// most one node's workers. Every other violation counts in full.
+	// most one node's workers. Every other violation counts in full, but
+	// for a few short IP gaps (below).
 	if dup := r.Duplicates; dup > 0 && dup <= 8 {
 		t.Logf("%d page(s) fetched twice (known: docs/cluster.md)", dup)
 		r.Duplicates = 0
 	}
-	// A node stalled for a moment (two cores shared by three crawlers,
-	// their TLS handshakes and NATS) sends requests leased apart
-	// together: a few short gaps, at most one request in a hundred, are
-	// logged, not counted (without start tokens across nodes about one
-	// in four is short).
-	if short := r.IPGapViolations; short > 0 && short <= r.Requests/100 {
+	// Starts are spaced when leased; a request that leaves its node late
+	// (a TLS handshake, a process stalled a moment: two cores shared by
+	// three crawlers and NATS; presumed, not traced) reaches the web
+	// close to a later one: a few short gaps, at most one request in a
+	// hundred, are logged, not counted (0–3 a run after; without start
+	// tokens across nodes about one in four is short).
+	short := r.IPGapViolations
+	if short > 0 && short <= r.Requests/100 {
 		for _, v := range r.Violations {
 			if v.Kind == fakeweb.ViolationIPGap {
-				t.Logf("short IP gap (a stall): %s", v.Detail)
+				t.Logf("short IP gap (a request late after its lease?): %s", v.Detail)
 			}
 		}
 		r.IPGapViolations = 0
 	}
 	checkReport(t, r)
-	t.Logf("the most requests in flight to each address: %v (bound %d); smallest gaps between starts %v (bound %v); %d gaps short", r.IPPeak, ipConcurrency, r.IPMinGap, ipDelay, r.IPGapViolations)
+	t.Logf("the most requests in flight to each address: %v (bound %d); smallest gaps between starts %v (bound %v); %d gaps short", r.IPPeak, ipConcurrency, r.IPMinGap, ipDelay, short)
 	var first, last time.Time
 	reqs := web.Requests()
 	for _, q := range reqs {
