@@ -33,7 +33,11 @@ func TestRenderSPAWeb(t *testing.T) {
 	// seconds): it has no page only a scrolled link reaches, which
 	// internal/crawl's TestRenderCrawl covers.
 	cfg := fakeweb.Config{Hosts: 1, PagesPerHost: 6, Seed: 7, SPA: true}
-	crawlSPA := func(mode string) (fakeweb.Report, crawlResult) {
+	type spaCrawl struct {
+		crawlResult
+		bundleRequests int // requests fakeweb saw for the shells' script
+	}
+	crawlSPA := func(mode string) (fakeweb.Report, spaCrawl) {
 		web, addr := startWeb(t, cfg)
 		seeds := []string{"http://h0." + web.Config().Domain + "/"}
 		s := testSettings(t, addr)
@@ -43,9 +47,21 @@ func TestRenderSPAWeb(t *testing.T) {
 		res := crawlInProcess(t, s, seeds)
 		r := web.Report(fakeweb.Judge{Delay: s.Delay, Seeds: seeds})
 		t.Logf("--render %s: %s; rendered %+v", mode, r, res.Render)
-		return r, res
+		bundle := 0
+		for _, q := range web.Requests() {
+			if strings.HasSuffix(q.RawURL, "/spa/app.js") {
+				bundle++
+			}
+		}
+		return r, spaCrawl{crawlResult: res, bundleRequests: bundle}
 	}
 	r, res := crawlSPA("auto")
+	// The bundle every shell loads is fetched once, not once per page
+	// rendered: each render's browser context starts with an empty cache,
+	// and the crawl answers it from the requisites it fetched.
+	if n := res.bundleRequests; n != 1 {
+		t.Errorf("%s fetched %d times for %d pages rendered, want once", "/spa/app.js", n, res.Render.Pages)
+	}
 	if r.SPAHosts == 0 || r.RenderedOnly == 0 {
 		t.Fatalf("the web has %d SPA hosts and %d rendered-only pages: not the web this test needs", r.SPAHosts, r.RenderedOnly)
 	}
@@ -283,4 +299,41 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestRenderIPBudget: a rendering page's browser requests take part in
+// the IP budget: two hosts on one address, each the other's CDN (the
+// page requisites), rendered always, with an IP concurrency of 1: the
+// address never has two requests in flight, nor two starts closer than
+// --ip-delay, counting every browser request (fakeweb's judge). (Pages
+// and requisites fetched again by the browser are not judged here: a
+// render fetches what it needs.)
+func TestRenderIPBudget(t *testing.T) {
+	if _, err := render.FindBrowser(""); err != nil {
+		t.Skip("chromium is not installed: rendering is not tested")
+	}
+	web := newDirectWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 1, Seed: 5, Requisites: true}, "127.0.0.2")
+	s := web.settings(t)
+	s.Delay = 5 * time.Millisecond
+	s.IPConcurrency = 1
+	s.IPDelay = 20 * time.Millisecond
+	s.Render.Mode = "always"
+	res := crawlInProcess(t, s, web.Seeds())
+	r := web.Report(fakeweb.Judge{Delay: s.Delay, IPConcurrency: 1, IPDelay: s.IPDelay})
+	t.Logf("%d requests, IP min gap %v; rendered %+v", r.Requests, r.IPMinGap, res.Render)
+	if r.Coverage != 1 || res.Render.Pages == 0 || res.Render.SubRequests == 0 {
+		t.Fatalf("coverage %.3f, rendered %+v; want every page, rendered, and browser requests fetched", r.Coverage, res.Render)
+	}
+	if r.ConcurrencyViolations != 0 || r.GapViolations != 0 || r.IPConcurrencyViolations != 0 || r.IPGapViolations != 0 {
+		t.Errorf("violations: per host %d concurrency and %d gap, per IP %d concurrency and %d gap; want none",
+			r.ConcurrencyViolations, r.GapViolations, r.IPConcurrencyViolations, r.IPGapViolations)
+		for i, v := range r.Violations {
+			if i < 10 && v.Kind != fakeweb.ViolationDuplicate {
+				t.Logf("violation: %+v", v)
+			}
+		}
+	}
+	if r.IPPeak["127.0.0.2"] != 1 {
+		t.Errorf("%d requests in flight at once to the address, want 1", r.IPPeak["127.0.0.2"])
+	}
 }

@@ -140,7 +140,8 @@ func seedsFile(t *testing.T, urls []string) string {
 // TestCrawlDirectHTTPS crawls a web served directly (no proxy) over HTTPS
 // on three loopback addresses: godwit resolves every name by --resolve,
 // trusts fakeweb's CA by --ca-cert, dials through its SSRF guard
-// (--allow-private) and speaks TLS itself. Judged by what the web saw.
+// (--allow-private) and speaks TLS itself, HTTP/1.1 only (--http2's
+// default, off). Judged by what the web saw.
 func TestCrawlDirectHTTPS(t *testing.T) { testCrawlDirect(t, true) }
 
 // TestCrawlDirectHTTP is the same over plain HTTP.
@@ -174,8 +175,8 @@ func testCrawlDirect(t *testing.T, https bool) {
 		t.Errorf("only %d pages reachable: the test web is too small to mean much", r.Reachable)
 	}
 	for _, q := range web.Requests() {
-		if q.Proxy || !strings.HasPrefix(q.RawURL, scheme) {
-			t.Fatalf("fakeweb saw %s (proxy %v), want only direct %s requests", q.RawURL, q.Proxy, scheme)
+		if q.Proxy || q.Proto != "HTTP/1.1" || !strings.HasPrefix(q.RawURL, scheme) {
+			t.Fatalf("fakeweb saw %s %s (proxy %v), want only direct %s HTTP/1.1 requests (--http2 off)", q.Proto, q.RawURL, q.Proxy, scheme)
 		}
 	}
 	if res.Stats.Pages == 0 || res.Stats.RobotsFetches == 0 {
@@ -241,18 +242,7 @@ func TestCrawlDirectHTTP2(t *testing.T) {
 	if responses == 0 {
 		t.Fatal("no response records")
 	}
-	fault := func(_, msg string) { t.Error(msg) }
-	ours := verifyOurs(t, paths, fault)
-	theirs := readNlnwa(t, paths, fault)
-	if ours.Records != theirs.records {
-		t.Errorf("warc.Verify read %d records, nlnwa/gowarc %d", ours.Records, theirs.records)
-	}
-	if ia := verifyIA(t, paths, fault); ia.records != 0 && ia.records != theirs.records {
-		t.Errorf("internetarchive/gowarc read %d records, nlnwa/gowarc %d", ia.records, theirs.records)
-	}
-	if w := readWarcio(t, paths, fault); w != nil && w.Records != theirs.records {
-		t.Errorf("warcio read %d records, nlnwa/gowarc %d", w.Records, theirs.records)
-	}
+	checkReadersAgree(t, paths)
 }
 
 // TestCrawlDirectHTTPSUntrusted: the same web without --ca-cert is not
@@ -376,18 +366,7 @@ func TestCrawlDirectBadTLS(t *testing.T) {
 	}
 	// The three readers accept them, and they are no capture: neither
 	// the CDXJ index nor the WACZ's pages list has a line for a bad host.
-	fault := func(_, msg string) { t.Error(msg) }
-	ours := verifyOurs(t, paths, fault)
-	theirs := readNlnwa(t, paths, fault)
-	if ours.Records != theirs.records {
-		t.Errorf("warc.Verify read %d records, nlnwa/gowarc %d", ours.Records, theirs.records)
-	}
-	if ia := verifyIA(t, paths, fault); ia.records != 0 && ia.records != theirs.records {
-		t.Errorf("internetarchive/gowarc read %d records, nlnwa/gowarc %d", ia.records, theirs.records)
-	}
-	if w := readWarcio(t, paths, fault); w != nil && w.Records != theirs.records {
-		t.Errorf("warcio read %d records, nlnwa/gowarc %d", w.Records, theirs.records)
-	}
+	checkReadersAgree(t, paths)
 	waczFile := filepath.Join(t.TempDir(), "crawl.wacz")
 	if _, errOut, code := runCmd(t, "", "export", "wacz", "-o", waczFile, "--data", s.Data); code != 0 {
 		t.Fatalf("export wacz: exit %d: %s", code, errOut)
@@ -628,5 +607,25 @@ func TestIPBudgetSettings(t *testing.T) {
 		if err := s.validate(); err == nil || !strings.Contains(err.Error(), "--ip-") {
 			t.Errorf("validate(%d, %v) = %v, want an --ip- error", s.IPConcurrency, s.IPDelay, err)
 		}
+	}
+}
+
+// checkReadersAgree reads the WARC files with our verifier and the three
+// independent readers, each failing the test on a fault, and fails it
+// when they read different numbers of records (internetarchive/gowarc's
+// 0: it could not be built here).
+func checkReadersAgree(t *testing.T, paths []string) {
+	t.Helper()
+	fault := func(_, msg string) { t.Error(msg) }
+	ours := verifyOurs(t, paths, fault)
+	theirs := readNlnwa(t, paths, fault)
+	if ours.Records != theirs.records {
+		t.Errorf("warc.Verify read %d records, nlnwa/gowarc %d", ours.Records, theirs.records)
+	}
+	if ia := verifyIA(t, paths, fault); ia.records != 0 && ia.records != theirs.records {
+		t.Errorf("internetarchive/gowarc read %d records, nlnwa/gowarc %d", ia.records, theirs.records)
+	}
+	if w := readWarcio(t, paths, fault); w != nil && w.Records != theirs.records {
+		t.Errorf("warcio read %d records, nlnwa/gowarc %d", w.Records, theirs.records)
 	}
 }

@@ -45,6 +45,7 @@ type Crawler struct {
 	renderer Renderer         // nil: no rendering (render.go)
 	visitor  Visitor          // the frontier, when rendering
 	selector *render.Selector // nil: no rendering
+	subCache *subCache        // browser requisites already fetched (subcache.go); nil: no rendering
 	rstats   renderCounters
 	log      *slog.Logger
 	now      func() time.Time
@@ -101,6 +102,7 @@ func New(cfg Config, d Deps) (*Crawler, error) {
 	if v, ok := d.Frontier.(Visitor); ok && d.Renderer != nil && cfg.Render.Mode != render.Never {
 		c.renderer, c.visitor = d.Renderer, v
 		c.selector = render.NewSelector(cfg.Render.Mode, cfg.Render.Learn, cfg.Render.MaxShare)
+		c.subCache = newSubCache(c.now)
 	} else if d.Renderer != nil && cfg.Render.Mode != render.Never {
 		return nil, errors.New("crawl: rendering needs a frontier that can hold a host for a browser request (Visitor)")
 	}

@@ -69,6 +69,8 @@ type page struct {
 	// Lazily computed from task.URL: its calendar and URL templates.
 	calendar, template   string
 	hasCalendar, hasTmpl bool
+	// tmplBuf is where the template filter spells each link's template.
+	tmplBuf []byte
 }
 
 // verdict is a filter's decision: "" admits, anything else is the

@@ -52,11 +52,12 @@ type RenderStats struct {
 	Disallowed  int64 // browser requests robots.txt disallowed (never sent)
 	NotOwned    int64 // browser requests to hosts another cluster node owns (failed)
 	Refused     int64 // other browser requests failed (not GET, excluded, unreachable)
+	Cached      int64 // browser requests answered from requisites an earlier render fetched (no request)
 	Nanos       int64 // wall time of renders
 }
 
 type renderCounters struct {
-	pages, found, failed, subs, disallowed, notOwned, refused, nanos atomic.Int64
+	pages, found, failed, subs, disallowed, notOwned, refused, cached, nanos atomic.Int64
 }
 
 // RenderStats returns the rendering counters.
@@ -65,7 +66,7 @@ func (c *Crawler) RenderStats() RenderStats {
 	return RenderStats{
 		Pages: r.pages.Load(), Found: r.found.Load(), Failed: r.failed.Load(),
 		SubRequests: r.subs.Load(), Disallowed: r.disallowed.Load(), NotOwned: r.notOwned.Load(),
-		Refused: r.refused.Load(), Nanos: r.nanos.Load(),
+		Refused: r.refused.Load(), Cached: r.cached.Load(), Nanos: r.nanos.Load(),
 	}
 }
 
@@ -209,6 +210,11 @@ func (c *Crawler) subFetcher(held uint64, heldEnd time.Time, page Task) render.F
 			c.rstats.refused.Add(1)
 			return nil, fmt.Errorf("%w: excluded by %s", errSubRequest, rule)
 		}
+		cache := cacheable(r.ResourceType)
+		if resp := c.cachedSub(cache, l.URL); resp != nil {
+			c.rstats.cached.Add(1)
+			return resp, nil
+		}
 		for tries := 0; ; tries++ {
 			vctx, cancel := context.WithTimeout(ctx, maxVisitWait)
 			v, err := c.visitor.Visit(vctx, l.Host, held, heldEnd)
@@ -245,9 +251,28 @@ func (c *Crawler) subFetcher(held uint64, heldEnd time.Time, page Task) render.F
 				c.stats.robotsDisallowed.Add(1)
 				return nil, render.ErrDisallowed
 			}
-			return c.subFetch(ctx, v, l, page)
+			if resp := c.cachedSub(cache, l.URL); resp != nil {
+				// Another tab fetched it while this one waited for the host.
+				_ = v.Release(Outcome{})
+				c.rstats.cached.Add(1)
+				return resp, nil
+			}
+			resp, err := c.subFetch(ctx, v, l, page)
+			if err == nil && cache {
+				c.subCache.put(l.URL, resp)
+			}
+			return resp, err
 		}
 	}
+}
+
+// cachedSub returns the requisite cache's answer for url when the
+// request may be answered from it (cache), or nil.
+func (c *Crawler) cachedSub(cache bool, url string) *render.Response {
+	if !cache {
+		return nil
+	}
+	return c.subCache.get(url)
 }
 
 // subFetch makes the request of a visit and archives it.

@@ -31,16 +31,30 @@ func calendarTemplate(path, query string) string {
 	return p + "?" + q
 }
 
-// hasYear is a quick filter: a run of exactly four digits from 1900 to 2199.
+// hasYear is a quick filter: a run of exactly four digits from 1900 to
+// 2199, or of eight digits that make a date written YYYYMMDD. It looks
+// at each maximal run of digits once (most keys have few).
 func hasYear(s string) bool {
-	for i := 0; i+4 <= len(s); i++ {
-		if (i == 0 || !isDigitByte(s[i-1])) && isYear(s[i:i+4]) && (i+4 == len(s) || !isDigitByte(s[i+4])) {
-			return true
+	for i := 0; i < len(s); {
+		if !isDigitByte(s[i]) {
+			i++
+			continue
 		}
-		// Dates written YYYYMMDD have eight digits.
-		if (i == 0 || !isDigitByte(s[i-1])) && i+8 <= len(s) && isCompactDate(s[i:i+8]) && (i+8 == len(s) || !isDigitByte(s[i+8])) {
-			return true
+		j := i + 1
+		for j < len(s) && isDigitByte(s[j]) {
+			j++
 		}
+		switch run := s[i:j]; len(run) {
+		case 4:
+			if isYear(run) {
+				return true
+			}
+		case 8:
+			if isCompactDate(run) {
+				return true
+			}
+		}
+		i = j
 	}
 	return false
 }

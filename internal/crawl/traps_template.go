@@ -48,11 +48,13 @@ func (f templateFilter) filter(cd *candidate) verdict {
 	if cd.sitemapSourced() || cd.link.Embed > 0 || cfg.TemplatePages < 0 {
 		return pass
 	}
-	tmpl := urlTemplate(cd.path, cd.query)
-	if tmpl == "" {
+	p := cd.page
+	p.tmplBuf = appendURLTemplate(p.tmplBuf[:0], cd.path, cd.query)
+	tmpl := p.tmplBuf
+	if len(tmpl) == 0 {
 		return pass
 	}
-	self := cd.link.Host == cd.page.task.Host && tmpl == f.c.pageTemplateOf(cd.page)
+	self := cd.link.Host == p.task.Host && string(tmpl) == f.c.pageTemplateOf(p)
 	if !f.c.traps.templateAdmit(cd.link.Host, tmpl, cd.link.Depth, self) {
 		return f.c.trapVerdict(cd, trapTemplate)
 	}
@@ -61,10 +63,12 @@ func (f templateFilter) filter(cd *candidate) verdict {
 
 // templateAdmit decides on a link of template tmpl at depth; self says
 // it was found on a page of the same template and host.
-func (t *traps) templateAdmit(host, tmpl string, depth int, self bool) bool {
+// tmpl is only read: the state is looked up without converting it to a
+// string, which is made only for a new template.
+func (t *traps) templateAdmit(host string, tmpl []byte, depth int, self bool) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	st := t.host(host).template(tmpl, depth)
+	st := t.host(host).templateBytes(tmpl, depth)
 	if st == nil {
 		return true
 	}
@@ -110,17 +114,31 @@ func (t *traps) yielded(host, tmpl string, depth, n int, outward bool) {
 // template returns the state of tmpl, created at depth if there is room,
 // nil if not. t.mu must be held.
 func (ht *hostTraps) template(tmpl string, depth int) *templateState {
-	st := ht.templates[tmpl]
-	if st != nil {
+	if st := ht.templates[tmpl]; st != nil {
 		return st
 	}
+	return ht.newTemplate(tmpl, depth)
+}
+
+// templateBytes is template for a template spelled in a buffer. t.mu
+// must be held.
+func (ht *hostTraps) templateBytes(tmpl []byte, depth int) *templateState {
+	if st := ht.templates[string(tmpl)]; st != nil { // no allocation
+		return st
+	}
+	return ht.newTemplate(string(tmpl), depth)
+}
+
+// newTemplate creates the state of tmpl, not yet known, at depth if
+// there is room; nil if not. t.mu must be held.
+func (ht *hostTraps) newTemplate(tmpl string, depth int) *templateState {
 	if len(ht.templates) >= maxTemplates && !ht.evictTemplate() {
 		return nil
 	}
 	if ht.templates == nil {
 		ht.templates = make(map[string]*templateState)
 	}
-	st = &templateState{entry: depth}
+	st := &templateState{entry: depth}
 	ht.templates[tmpl] = st
 	return st
 }
@@ -164,37 +182,51 @@ func (c *Crawler) pageTemplate(t Task) string {
 // when the URL has nothing to generalize (no number, id or query), since
 // such a template names one URL.
 func urlTemplate(path, query string) string {
-	var b strings.Builder
+	return string(appendURLTemplate(nil, path, query))
+}
+
+// appendURLTemplate appends the template of path and query to dst, as
+// urlTemplate spells it, and returns the extended buffer; it returns
+// dst unchanged when urlTemplate would return "". The filter builds
+// every link's template in its page's buffer: no allocation per link.
+func appendURLTemplate(dst []byte, path, query string) []byte {
+	b := dst
 	general := query != ""
-	segs := strings.Split(path, "/")
-	for i, s := range segs {
+	for i, rest := 0, path; ; i++ {
+		s, more := rest, false
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			s, rest, more = rest[:j], rest[j+1:], true
+		}
 		if i > 0 {
-			b.WriteByte('/')
+			b = append(b, '/')
 		}
 		switch {
 		case isIDSegment(s):
-			b.WriteString("{id}")
+			b = append(b, "{id}"...)
 			general = true
 		default:
 			for j := 0; j < len(s); {
 				if !isDigitByte(s[j]) {
-					b.WriteByte(s[j])
+					b = append(b, s[j])
 					j++
 					continue
 				}
 				for j < len(s) && isDigitByte(s[j]) {
 					j++
 				}
-				b.WriteString("{n}")
+				b = append(b, "{n}"...)
 				general = true
 			}
 		}
+		if !more {
+			break
+		}
 	}
 	if !general {
-		return ""
+		return dst
 	}
 	if query != "" {
-		b.WriteByte('?')
+		b = append(b, '?')
 		prev := ""
 		first := true
 		for q := query; q != ""; {
@@ -205,13 +237,13 @@ func urlTemplate(path, query string) string {
 				continue
 			}
 			if !first {
-				b.WriteByte('&')
+				b = append(b, '&')
 			}
-			b.WriteString(name)
+			b = append(b, name...)
 			prev, first = name, false
 		}
 	}
-	return b.String()
+	return b
 }
 
 // isIDSegment reports whether a path segment is an opaque id: a UUID, a

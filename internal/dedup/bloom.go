@@ -37,6 +37,9 @@ type block [8]uint64
 // hash the key anyway can pass the result to AddHash and MayContainHash.
 func Hash(key []byte) uint64 { return xxhash.Sum64(key) }
 
+// HashString is Hash of a string key, without converting it to bytes.
+func HashString(key string) uint64 { return xxhash.Sum64String(key) }
+
 // Bloom is a cache-blocked Bloom filter: each key maps to one 64-byte
 // block (one cache line) and sets k bits inside it, all derived from one
 // 64-bit hash (xxhash64 of the key, or a hash the caller already has).

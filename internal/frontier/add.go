@@ -29,12 +29,14 @@ func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 	dirty := make(map[*host]struct{})
 	batchSeen := make(map[string]struct{}, len(links))
 	added := 0
+	var ukBuf []byte // every link's record key, in turn (see appendURLKey)
 	for _, l := range links {
 		if _, dup := batchSeen[l.Key]; dup {
 			continue
 		}
 		batchSeen[l.Key] = struct{}{}
-		uk := urlKey(l.Host, l.Key)
+		uk := appendURLKey(ukBuf[:0], l.Host, l.Key)
+		ukBuf = uk
 		kh := keyHash(l.Key)
 		if f.seen.MayContainHash(kh) {
 			if d, ok := f.recent.depth(kh); ok && f.re == nil && l.Hints == (crawl.Hints{}) && (l.Embed > 0 || l.Depth >= d) {
@@ -119,6 +121,16 @@ func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 	}
 	f.broadcast()
 	return added, nil
+}
+
+// appendURLKey appends urlKey(host, key) to dst. add builds each link's
+// key in one buffer, reused for the next link: nothing keeps a URL key
+// past the link's turn (a kv.Batch copies what it is given, and
+// unsavedCash copies the keys it keeps).
+func appendURLKey(dst []byte, host, key string) []byte {
+	dst = append(dst, tagURL)
+	dst = binary.BigEndian.AppendUint16(dst, shardOf(host))
+	return append(dst, key...)
 }
 
 // enqueue writes a queue entry for t at the back of band prio and the

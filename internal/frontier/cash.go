@@ -44,14 +44,22 @@ type unsavedCash struct {
 	delta map[string]*unsaved // by URL record key (urlKey)
 	sum   float64             // the sum of the deltas
 	since time.Time           // when the oldest delta was made
+	dirty int                 // entries with a delta (the rest are kept records)
 }
 
+// An entry is dirty (a delta not yet written) or clean: a record kept
+// after saveCash wrote its delta, so that the navigation URLs a site
+// links from every page are answered from memory after a save too, not
+// with a store read each. A clean entry is only a cache: it goes when
+// its record is written (putURL, storeURL), and all of them go when a
+// save leaves more than maxUnsavedURLs entries.
 type unsaved struct {
 	delta float64
 	// rec is the URL's record with the delta, when hasRec: the store's
 	// record plus delta in cash.
 	rec    urlRecord
 	hasRec bool
+	dirty  bool
 }
 
 const (
@@ -87,13 +95,17 @@ func (u *unsavedCash) add(uk []byte, cash float64, rec urlRecord, now time.Time)
 	if u.delta == nil {
 		u.delta = make(map[string]*unsaved)
 	}
-	if len(u.delta) == 0 {
+	if u.dirty == 0 {
 		u.since = now
 	}
 	e := u.delta[string(uk)]
 	if e == nil {
 		e = &unsaved{}
 		u.delta[string(uk)] = e
+	}
+	if !e.dirty {
+		e.dirty = true
+		u.dirty++
 	}
 	e.delta += cash
 	e.rec, e.hasRec = rec, true
@@ -106,9 +118,17 @@ func (u *unsavedCash) forget(uk []byte) {
 		return
 	}
 	if e := u.delta[string(uk)]; e != nil {
-		u.sum -= e.delta
-		delete(u.delta, string(uk))
+		u.drop(string(uk), e)
 	}
+}
+
+// drop removes the entry e of key k.
+func (u *unsavedCash) drop(k string, e *unsaved) {
+	u.sum -= e.delta
+	if e.dirty {
+		u.dirty--
+	}
+	delete(u.delta, k)
 }
 
 // stale forgets the kept record of uk, keeping its delta.
@@ -117,13 +137,20 @@ func (u *unsavedCash) stale(uk []byte) {
 		return
 	}
 	if e := u.delta[string(uk)]; e != nil {
+		if !e.dirty {
+			u.drop(string(uk), e) // nothing left to keep
+			return
+		}
 		e.rec, e.hasRec = urlRecord{}, false
 	}
 }
 
+// pending is the number of URLs with unsaved cash.
+func (u *unsavedCash) pending() int { return u.dirty }
+
 // due reports whether the deltas must be written.
 func (u *unsavedCash) due(now time.Time) bool {
-	return len(u.delta) >= maxUnsavedURLs || (len(u.delta) > 0 && now.Sub(u.since) >= maxUnsavedAge)
+	return u.dirty >= maxUnsavedURLs || (u.dirty > 0 && now.Sub(u.since) >= maxUnsavedAge)
 }
 
 // putURL writes rec, which includes any unsaved cash of its URL, under uk.
@@ -151,13 +178,25 @@ func (f *Frontier) urlView(host, key string) (urlRecord, error) {
 	return rec, err
 }
 
-// saveCash writes every unsaved delta to its URL's record with b. A URL
-// no longer queued (its record rewritten or removed by a path that did
-// not fold the delta in) does not take it: the delta leaves the total,
-// as it would have left with the record. f.mu must be held.
+// saveCash writes every unsaved delta to its URL's record with b. A
+// kept record is the stored one with the delta: it is written as it is,
+// with no store read, and kept, clean. A URL whose record is not kept
+// is read; one no longer queued (its record rewritten or removed by a
+// path that did not fold the delta in) does not take it: the delta
+// leaves the total, as it would have left with the record. f.mu must be
+// held.
 func (f *Frontier) saveCash(b *kv.Batch) error {
-	for k, e := range f.unsaved.delta {
+	u := &f.unsaved
+	for k, e := range u.delta {
+		if !e.dirty {
+			continue
+		}
 		d := e.delta
+		if e.hasRec {
+			b.Set([]byte(k), e.rec.encode())
+			e.delta, e.dirty = 0, false
+			continue
+		}
 		v, ok, err := f.db.Get([]byte(k))
 		if err != nil {
 			return err
@@ -174,8 +213,11 @@ func (f *Frontier) saveCash(b *kv.Batch) error {
 			rec.cash += d
 			b.Set([]byte(k), rec.encode())
 		}
+		delete(u.delta, k)
 	}
-	clear(f.unsaved.delta)
-	f.unsaved.sum = 0
+	if len(u.delta) > maxUnsavedURLs {
+		clear(u.delta) // all clean now: a cache, bounded
+	}
+	u.dirty, u.sum = 0, 0
 	return nil
 }

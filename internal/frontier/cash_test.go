@@ -104,8 +104,8 @@ func TestUnsavedCash(t *testing.T) {
 		f.Add(ctx, []crawl.Link{withCash(link("a", 2), 0.01)})
 		time.Sleep(maxUnsavedAge)
 		f.Add(ctx, []crawl.Link{withCash(link("a", 3), 0.01)})
-		if stored, _ := f.urlRecord("a", link("a", 2).Key); !near(stored.cash, 0.51) || len(f.unsaved.delta) != 0 {
-			t.Errorf("after %v: stored cash of 2 = %v, %d unsaved; want 0.51, none", maxUnsavedAge, stored.cash, len(f.unsaved.delta))
+		if stored, _ := f.urlRecord("a", link("a", 2).Key); !near(stored.cash, 0.51) || f.unsaved.pending() != 0 {
+			t.Errorf("after %v: stored cash of 2 = %v, %d unsaved; want 0.51, none", maxUnsavedAge, stored.cash, f.unsaved.pending())
 		}
 
 		// The lease hands on the unsaved cash, and its completion folds it
@@ -123,8 +123,8 @@ func TestUnsavedCash(t *testing.T) {
 			t.Errorf("lease of 2 hands on %v, want 0.52 (stored 0.51, unsaved 0.01)", l.Task.Cash)
 		}
 		done(t, f, l, 1)
-		if stored, _ := f.urlRecord("a", link("a", 2).Key); !near(stored.cash, 0) || !near(stored.history, 1.52) || len(f.unsaved.delta) != 0 {
-			t.Errorf("2 fetched: cash %v, history %v, %d unsaved; want 0, 1.52 (its cash and the grant), none", stored.cash, stored.history, len(f.unsaved.delta))
+		if stored, _ := f.urlRecord("a", link("a", 2).Key); !near(stored.cash, 0) || !near(stored.history, 1.52) || f.unsaved.pending() != 0 {
+			t.Errorf("2 fetched: cash %v, history %v, %d unsaved; want 0, 1.52 (its cash and the grant), none", stored.cash, stored.history, f.unsaved.pending())
 		}
 		if s := storedTotal(t, f); !near(f.opic.total-f.unsaved.sum, s) {
 			t.Errorf("stored total %v, records' sum %v", f.opic.total-f.unsaved.sum, s)

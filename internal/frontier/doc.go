@@ -27,7 +27,8 @@
 //     and lease starts to it Options.IPDelay apart and that long after
 //     the first byte of each answer from it (ipgroups.go), and in
 //     cluster mode at most IPBudget.Limit leases out to it (SetIPBudget:
-//     the slots of the address's budget this node holds);
+//     the slots of the address's budget this node holds); a Visit counts
+//     as a lease there, or takes the held lease's slot (visit.go);
 //   - Next reports crawl.ErrExhausted only when nothing is queued, nothing
 //     is due for a revisit, no lease is outstanding and no host is out
 //     being resolved.

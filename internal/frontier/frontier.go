@@ -73,6 +73,9 @@ type Frontier struct {
 	// ready heap, not leased): the crawl is not exhausted meanwhile.
 	resolving int
 	visits    int // visits out on hosts (visit.go): the crawl is not over
+	// ipVisits are the visits out counted in their hosts' IP groups,
+	// each as a lease of its own (visit.go).
+	ipVisits map[*lease]struct{}
 }
 
 // host is the in-memory state of an active host.
@@ -128,6 +131,9 @@ type lease struct {
 	// one in flight, and when the host may next be asked under the lease.
 	visiting   bool
 	visitReady time.Time
+	// ipVisiting: a visit to another host of the lease's IP group is
+	// out on the lease's IP slot (visit.go).
+	ipVisiting bool
 }
 
 // counts are crawl-wide totals, persisted with every batch.
@@ -256,6 +262,7 @@ func Open(o Options) (*Frontier, error) {
 		shards:       newShardSet(!o.Partial),
 		ipc:          ipConfig{concurrency: max(o.IPConcurrency, 0), delay: max(o.IPDelay, 0), resolve: o.Resolve},
 		groups:       make(map[string]*ipGroup),
+		ipVisits:     make(map[*lease]struct{}),
 	}
 	if err := f.load(o.ExpectedURLs); err != nil {
 		db.Close()

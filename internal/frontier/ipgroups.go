@@ -145,6 +145,14 @@ func (f *Frontier) resolveHost(ctx context.Context, name string) error {
 		f.schedule(h)
 		return ctx.Err()
 	}
+	f.joinIP(h, addrs, rerr)
+	f.schedule(h)
+	return nil
+}
+
+// joinIP makes h, active, a member of the group of the address its name
+// resolved to (addrs, rerr: the resolver's answer). f.mu must be held.
+func (f *Frontier) joinIP(h *host, addrs []netip.Addr, rerr error) {
 	h.ipState = ipKnown
 	if rerr == nil && len(addrs) > 0 {
 		key := IPKey(addrs[0]) // the address the dialer tries first
@@ -156,10 +164,8 @@ func (f *Frontier) resolveHost(ctx context.Context, name string) error {
 		g.members++
 		h.ip = g
 	} else if rerr != nil {
-		f.log.Debug("host address unknown; no IP budget for it", "host", name, "err", rerr)
+		f.log.Debug("host address unknown; no IP budget for it", "host", h.name, "err", rerr)
 	}
-	f.schedule(h)
-	return nil
 }
 
 // leasedIP counts a lease of h, starting at now, against its group.

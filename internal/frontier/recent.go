@@ -72,5 +72,6 @@ func (r *recentDone) drop(h uint64) {
 // reset forgets everything (a shard's state was replaced or dropped).
 func (r *recentDone) reset() { clear(r.slots) }
 
-// keyHash is the hash recentDone and the seen-set filter use.
-func keyHash(key string) uint64 { return dedup.Hash([]byte(key)) }
+// keyHash is the hash recentDone and the seen-set filter use
+// (dedup.Hash of the key's bytes, without copying them).
+func keyHash(key string) uint64 { return dedup.HashString(key) }

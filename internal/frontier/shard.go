@@ -328,6 +328,12 @@ func (f *Frontier) dropShard(p uint16) error {
 			f.endedIP(ls, crawl.Outcome{Requested: true})
 		}
 	}
+	for ls := range f.ipVisits {
+		if ls.host.shard == p {
+			delete(f.ipVisits, ls)
+			f.endedIP(ls, crawl.Outcome{Requested: true})
+		}
+	}
 	for name, h := range f.hosts {
 		if h.shard == p {
 			if h.heapIndex >= 0 {

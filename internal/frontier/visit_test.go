@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"context"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -149,6 +150,156 @@ func TestVisitSharesHeldLease(t *testing.T) {
 		mustNext(t, f)
 		if d := time.Since(e2); d < gap {
 			t.Errorf("next lease %v after the last shared visit, want at least %v", d, gap)
+		}
+	})
+}
+
+// granted reports whether visit ch has been granted (synctest: after
+// synctest.Wait).
+func granted(ch <-chan crawl.Visit) (crawl.Visit, bool) {
+	select {
+	case v := <-ch:
+		return v, true
+	default:
+		return crawl.Visit{}, false
+	}
+}
+
+// TestVisitIPBudget: with an IP concurrency of 1 and two hosts on one
+// address, a lease out on host a blocks a visit to host b until it
+// completes, and the visit starts the IP delay after the lease's first
+// byte; a visit out on b blocks a lease of a and another visit the same
+// way. A host on another address is not held back.
+func TestVisitIPBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const ipDelay = 2 * time.Second
+		f := openIP(t, time.Millisecond, 1, ipDelay, map[string]string{
+			"a": "10.0.0.1", "b": "10.0.0.1", "c": "10.0.0.1", "d": "10.0.0.2"})
+		f.Add(t.Context(), []crawl.Link{link("a", 1), link("a", 2)})
+		l := mustNext(t, f)
+		vb := visitAsync(t, f, "b", 0, time.Time{})
+		vd := visitAsync(t, f, "d", 0, time.Time{})
+		synctest.Wait()
+		if _, ok := granted(vb); ok {
+			t.Fatal("visit to b granted while a, on the same address, has a lease out")
+		}
+		vdv, ok := granted(vd)
+		if !ok {
+			t.Fatal("visit to d, on another address, not granted")
+		}
+		time.Sleep(5 * time.Second) // the lease's request: its first byte after 1s, its end after 5s
+		end := time.Now()
+		firstByte := end.Add(-4 * time.Second)
+		synctest.Wait()
+		if _, ok := granted(vb); ok {
+			t.Fatal("visit to b granted before the lease of a completed")
+		}
+		if err := f.Complete(t.Context(), l, crawl.Outcome{Requested: true, Start: end.Add(-5 * time.Second),
+			FirstByte: firstByte, End: end, Status: 200}); err != nil {
+			t.Fatal(err)
+		}
+		// The IP delay after the first byte is already over: granted now.
+		v := <-vb
+		if got := time.Since(end); got != 0 {
+			t.Errorf("visit to b granted %v after the lease of a completed, want at once", got)
+		}
+		bStart := time.Now()
+		if got := bStart.Sub(firstByte); got < ipDelay {
+			t.Errorf("visit to b started %v after the lease's first byte, want at least %v", got, ipDelay)
+		}
+
+		// While the visit to b is out, neither a lease of a nor a visit
+		// to c starts.
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		vc := visitAsync(t, f, "c", 0, time.Time{})
+		if l, err := f.Next(ctx); err == nil {
+			t.Fatalf("leased %s while a visit to b, on the same address, is out", l.Task.Host)
+		}
+		synctest.Wait()
+		if _, ok := granted(vc); ok {
+			t.Fatal("visit to c granted while a visit to b, on the same address, is out")
+		}
+		vEnd := time.Now()
+		if err := v.Release(requested(vEnd, vEnd)); err != nil {
+			t.Fatal(err)
+		}
+		<-vc
+		if got := time.Since(vEnd); got < ipDelay {
+			t.Errorf("visit to c granted %v after the visit to b's first byte, want at least %v", got, ipDelay)
+		}
+		if err := vdv.Release(crawl.Outcome{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestVisitIPBudgetHeld: a visit under a lease to another host on the
+// lease's address takes the lease's IP slot (at an IP concurrency of 1 it
+// would otherwise wait for the lease, which waits for it), one at a
+// time, the IP delay after the lease's request ended and after each
+// other's first byte; so do visits to the lease's own host.
+func TestVisitIPBudgetHeld(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const ipDelay = 2 * time.Second
+		f := openIP(t, time.Millisecond, 1, ipDelay, map[string]string{"a": "10.0.0.1", "b": "10.0.0.1", "c": "10.0.0.1"})
+		f.Add(t.Context(), []crawl.Link{link("a", 1), link("c", 1)})
+		l := mustNext(t, f)
+		time.Sleep(time.Second)
+		heldEnd := time.Now()
+		v1 := visitAsync(t, f, "b", l.ID, heldEnd)
+		v2 := visitAsync(t, f, "c", l.ID, heldEnd)
+		synctest.Wait()
+		if _, ok := granted(v1); ok {
+			t.Fatal("visit granted within the IP delay of the lease's request")
+		}
+		if _, ok := granted(v2); ok {
+			t.Fatal("visit granted within the IP delay of the lease's request")
+		}
+		var first crawl.Visit
+		var second <-chan crawl.Visit
+		select {
+		case first = <-v1:
+			second = v2
+		case first = <-v2:
+			second = v1
+		}
+		if got := time.Since(heldEnd); got != ipDelay {
+			t.Errorf("first visit %v after the lease's request ended, want the IP delay %v", got, ipDelay)
+		}
+		synctest.Wait()
+		if _, ok := granted(second); ok {
+			t.Fatal("two visits of one lease out on its address at once")
+		}
+		time.Sleep(time.Second)
+		end := time.Now()
+		if err := first.Release(requested(end, end)); err != nil {
+			t.Fatal(err)
+		}
+		s := <-second
+		if got := time.Since(end); got != ipDelay {
+			t.Errorf("second visit %v after the first's first byte, want the IP delay %v", got, ipDelay)
+		}
+		// A visit to the lease's own host is on the same slot: it waits
+		// for the visit out and the IP delay after its first byte.
+		own := visitAsync(t, f, "a", l.ID, heldEnd)
+		synctest.Wait()
+		if _, ok := granted(own); ok {
+			t.Fatal("visit to the lease's host granted while another visit of the lease is out on its address")
+		}
+		end = time.Now()
+		if err := s.Release(requested(end, end)); err != nil {
+			t.Fatal(err)
+		}
+		o := <-own
+		if got := time.Since(end); got != ipDelay {
+			t.Errorf("visit to the lease's host %v after the previous visit's first byte, want the IP delay %v", got, ipDelay)
+		}
+		if err := o.Release(crawl.Outcome{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Complete(t.Context(), l, requested(heldEnd.Add(-time.Second), heldEnd)); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

@@ -51,8 +51,9 @@ type Config struct {
 	// together share the shards from the start instead of the first node
 	// taking them all and handing most of them over as the others
 	// register (a handover costs the new owner the hosts' trap state,
-	// learned in memory). Later assignments are written at once. Default
-	// 2 s; negative writes the first assignment at once.
+	// learned in memory); members that keep changing delay it at most
+	// five graces. Later assignments are written at once. Default 2 s;
+	// negative writes the first assignment at once.
 	StartGrace time.Duration
 
 	// Settings are the crawl's settings, stored when the crawl is

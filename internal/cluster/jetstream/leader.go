@@ -124,7 +124,10 @@ func (n *Node) rebalance(ctx context.Context) error {
 }
 
 // membersSettled reports whether the members ms have been the same for
-// Config.StartGrace, as seen by this leader's successive looks.
+// Config.StartGrace, as seen by this leader's successive looks, or this
+// leader has waited maxStartWaits graces since its first look: members
+// that keep changing (a node restarting in a loop) must not keep the
+// crawl from starting.
 func (n *Node) membersSettled(ms []cluster.Member) bool {
 	if n.cfg.StartGrace < 0 {
 		return true
@@ -138,6 +141,12 @@ func (n *Node) membersSettled(ms []cluster.Member) bool {
 	now := time.Now()
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.firstLook.IsZero() {
+		n.firstLook = now
+	}
+	if now.Sub(n.firstLook) >= maxStartWaits*n.cfg.StartGrace {
+		return true
+	}
 	if key != n.firstMembers || n.firstSince.IsZero() {
 		n.firstMembers, n.firstSince = key, now
 		n.log.Info("cluster: waiting for the members to settle before the first assignment", "members", key, "grace", n.cfg.StartGrace)
@@ -145,3 +154,8 @@ func (n *Node) membersSettled(ms []cluster.Member) bool {
 	}
 	return now.Sub(n.firstSince) >= n.cfg.StartGrace
 }
+
+// maxStartWaits bounds the wait for settled members: the first
+// assignment is written at the latest this many start graces after the
+// leader's first look.
+const maxStartWaits = 5

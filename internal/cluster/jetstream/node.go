@@ -90,9 +90,11 @@ type Node struct {
 	stats          json.RawMessage
 	lastMembers    map[string]bool // the keys Members found last (members.go)
 	// firstMembers and firstSince: the members the leader saw while no
-	// assignment existed yet, and since when (Config.StartGrace).
+	// assignment existed yet, and since when (Config.StartGrace);
+	// firstLook: when it first looked.
 	firstMembers string
 	firstSince   time.Time
+	firstLook    time.Time // the leader's first look at the members
 }
 
 // lease is a shard lease this node holds.
