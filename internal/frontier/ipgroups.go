@@ -58,9 +58,12 @@ type ipGroup struct {
 	key       string
 	inflight  int       // leases out to the address
 	nextStart time.Time // the earliest start of the next lease (last start + IPDelay)
-	members   int       // active hosts resolved into the group
-	parked    parkHeap  // members ready but held back by the group
-	released  *host     // the parked member handed back to the ready heap, if any
+	// pending counts the leases started whose requests are not yet on
+	// the wire (Frontier.Wrote): none starts while one is (0 or 1).
+	pending  int
+	members  int      // active hosts resolved into the group
+	parked   parkHeap // members ready but held back by the group
+	released *host    // the parked member handed back to the ready heap, if any
 }
 
 // IP resolution states of a host.
@@ -74,15 +77,17 @@ const (
 type ipConfig struct {
 	concurrency int // 0: no bound
 	delay       time.Duration
+	wire        bool // Options.IPWire: leases pend until their requests are on the wire
 	resolve     func(ctx context.Context, host string) ([]netip.Addr, error)
 	budget      IPBudget // cluster mode: the budget shared with other nodes (SetIPBudget)
 }
 
 func (c ipConfig) on() bool { return c.resolve != nil }
 
-// available reports whether a lease of g may start at now.
+// available reports whether a lease of g may start at now: room, no
+// start pending, and not before the next start.
 func (g *ipGroup) available(c ipConfig, now time.Time) bool {
-	return g.room(c) && !now.Before(g.nextStart)
+	return g.room(c) && g.pending == 0 && !now.Before(g.nextStart)
 }
 
 // room reports whether g may have one more lease out: under the
@@ -179,6 +184,10 @@ func (f *Frontier) leasedIP(ls *lease, now time.Time) {
 	}
 	ls.ipPrev = g.nextStart
 	g.inflight++
+	if f.ipc.wire {
+		g.pending++
+		ls.ipPending = true
+	}
 	if st, ok := f.ipc.budget.(IPStarts); ok {
 		st.Started(g.key)
 	}
@@ -202,6 +211,22 @@ func (f *Frontier) endedIP(ls *lease, out crawl.Outcome) {
 		return
 	}
 	g.inflight--
+	if ls.ipPending {
+		// Its request never reported being on the wire: not sent, or
+		// sent and failed (then End, below, is after it).
+		ls.ipPending = false
+		g.pending--
+		if st, ok := f.ipc.budget.(IPStarts); ok {
+			var at time.Time
+			if out.Requested {
+				at = laterOf(out.End, out.FirstByte)
+				if at.IsZero() {
+					at = f.now()
+				}
+			}
+			st.Wrote(g.key, at)
+		}
+	}
 	if b := f.ipc.budget; b != nil {
 		b.Freed(g.key)
 	}
@@ -221,11 +246,35 @@ func (f *Frontier) endedIP(ls *lease, out crawl.Outcome) {
 	f.gcIP(g)
 }
 
+// Wrote is crawl.WireReporter's: the request of lease id (to host) went
+// on the wire at at. The lease's group's next start moves to IPDelay
+// after it, and the group's next lease may start (none does while a
+// started lease's request is not yet on the wire: a request that leaves
+// late, after a new connection's TLS handshake, say, cannot come closer
+// than IPDelay to the next one).
+func (f *Frontier) Wrote(id uint64, host string, at time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ls := f.leases[id]
+	if ls == nil || !ls.ipPending || ls.host.name != host {
+		return
+	}
+	ls.ipPending = false
+	g := ls.host.ip
+	g.pending--
+	g.nextStart = laterOf(g.nextStart, at.Add(f.ipc.delay))
+	if st, ok := f.ipc.budget.(IPStarts); ok {
+		st.Wrote(g.key, at)
+	}
+	f.releaseIP(g)
+	f.broadcast()
+}
+
 // releaseIP hands g's first parked host back to the ready heap, gated at
 // the group's next start, when the group has room and no host out
 // already. f.mu must be held.
 func (f *Frontier) releaseIP(g *ipGroup) {
-	if g.released != nil || len(g.parked) == 0 {
+	if g.released != nil || len(g.parked) == 0 || g.pending > 0 {
 		return
 	}
 	if !g.room(f.ipc) {
@@ -412,6 +461,9 @@ type IPStarts interface {
 	WantStart(key string, notBefore time.Time)
 	// Started tells that a lease to key starts (using the token).
 	Started(key string)
+	// Wrote tells that the request of the lease that last started to
+	// key went on the wire at at (zero: it sent none).
+	Wrote(key string, at time.Time)
 }
 
 // startOK reports whether the shared budget, if it spaces starts, lets a

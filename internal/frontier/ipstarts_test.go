@@ -18,6 +18,7 @@ type tokenBudget struct {
 	at, until time.Time // the token held (zero: none)
 	wants     []time.Time
 	started   int
+	wrote     []time.Time
 }
 
 func (b *tokenBudget) StartAt(key string, now time.Time) (time.Time, bool) {
@@ -40,6 +41,12 @@ func (b *tokenBudget) Started(key string) {
 	defer b.tmu.Unlock()
 	b.started++
 	b.at, b.until = time.Time{}, time.Time{}
+}
+
+func (b *tokenBudget) Wrote(key string, at time.Time) {
+	b.tmu.Lock()
+	defer b.tmu.Unlock()
+	b.wrote = append(b.wrote, at)
 }
 
 func (b *tokenBudget) grant(at time.Time) {

@@ -220,6 +220,7 @@ func Join(ctx context.Context, c Config, fr *frontier.Frontier) (*Session, error
 			return fail(err)
 		}
 		s.ips.SpaceStarts(fr.IPDelay()) // and the IP delay, on addresses nodes share
+		var _ frontier.IPStarts = s.ips
 		fr.SetIPBudget(s.ips)
 	}
 	return s, nil

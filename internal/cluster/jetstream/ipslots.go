@@ -105,10 +105,11 @@ type ipAddr struct {
 	// tokNotBefore: the frontier waits for one; tokRetry: a failed
 	// reservation is tried again from then. rec, recRev: the address's
 	// record (the end of the last window reserved), as watched or
-	// written.
+	// written. usedUntil: the end of the window of the token the last
+	// start used, until its request is on the wire (Wrote).
 	sharedSeen, fresh, tokWant, reserving bool
 	tokAt, tokUntil, tokNotBefore         time.Time
-	tokRetry, rec                         time.Time
+	tokRetry, rec, usedUntil              time.Time
 	recRev                                uint64
 }
 
@@ -126,6 +127,9 @@ type IPSlotStats struct {
 	// (those that met another node's reservation and the reads after
 	// them counted in both), and tokens used and lapsed.
 	Reserves, ReserveConflicts, TokensUsed, TokensLapsed int64
+	// WireLate counts the requests that went on the wire after their
+	// token's window ended (Wrote).
+	WireLate int64
 }
 
 // IPSlots opens the crawl's slot bucket and returns the node's IP
@@ -280,7 +284,8 @@ func (s *IPSlots) Run(ctx context.Context) error {
 		st := s.Stats()
 		s.log.Info("cluster: IP slots' round trips", "takes", st.Takes, "refused", st.TakesRefused,
 			"gives", st.Gives, "want_puts", st.WantPuts, "renewals", st.Renewals,
-			"reserves", st.Reserves, "reserve_conflicts", st.ReserveConflicts, "tokens_used", st.TokensUsed, "tokens_lapsed", st.TokensLapsed)
+			"reserves", st.Reserves, "reserve_conflicts", st.ReserveConflicts, "tokens_used", st.TokensUsed, "tokens_lapsed", st.TokensLapsed,
+			"wire_late", st.WireLate)
 	}()
 	var updates <-chan js.KeyValueEntry
 	if w, err := s.kv.WatchAll(ctx); err != nil {

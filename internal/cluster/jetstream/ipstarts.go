@@ -115,6 +115,7 @@ func (s *IPSlots) Started(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if a := s.addrs[addrPart(key)]; a != nil && !a.tokAt.IsZero() {
+		a.usedUntil = a.tokUntil
 		a.tokAt, a.tokUntil = time.Time{}, time.Time{}
 		s.stats.TokensUsed++
 	}
@@ -242,4 +243,24 @@ func laterOf(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// Wrote is frontier.IPStarts': the request of the lease that last
+// started to key went on the wire at at (zero: it sent none). A token's
+// window binds the lease's start, not its request: a request that went
+// on the wire after its window ended (a new connection's TLS handshake,
+// a stalled process) may come closer than the delay to another node's
+// next start. Such requests are counted (IPSlotStats.WireLate), not
+// prevented (docs/cluster.md, "Known limits").
+func (s *IPSlots) Wrote(key string, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.addrs[addrPart(key)]
+	if a == nil || a.usedUntil.IsZero() {
+		return
+	}
+	if !at.IsZero() && at.After(a.usedUntil) {
+		s.stats.WireLate++
+	}
+	a.usedUntil = time.Time{}
 }

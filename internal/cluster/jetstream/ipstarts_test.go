@@ -106,3 +106,36 @@ func TestIPStartsOneNodeNoRoundTrip(t *testing.T) {
 		t.Errorf("%d of %d starts within %v of the one before (smallest gap %v)", close, total, delay, minGap)
 	}
 }
+
+// TestIPStartsWireLate: a start that used a token and whose request went
+// on the wire after the token's window ended is counted (WireLate); one
+// on the wire within it, one that sent nothing, and a start without a
+// token are not.
+func TestIPStartsWireLate(t *testing.T) {
+	s := startServer(t, ServerConfig{})
+	r := startNode(t, connect(t, s.ClientURL()), testConfig("a"))
+	const key = "10.0.0.6"
+	fr := &slotFrontier{key: key, concurrency: 4, web: &slotWeb{}, used: true, changed: make(chan struct{}), delay: 20 * time.Millisecond, name: "a"}
+	slots, err := r.IPSlots(t.Context(), fr, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slots.SpaceStarts(20 * time.Millisecond)
+	at := time.Now()
+	start := func(wire time.Time) {
+		slots.mu.Lock()
+		a := slots.addr(addrPart(key))
+		a.tokAt, a.tokUntil = at, at.Add(slots.valid)
+		slots.mu.Unlock()
+		slots.Started(key)
+		slots.Wrote(key, wire)
+	}
+	start(at.Add(time.Millisecond))  // within the window
+	start(time.Time{})               // no request
+	start(at.Add(slots.valid + 1e6)) // after the window: late
+	slots.Started(key)               // no token held
+	slots.Wrote(key, at.Add(time.Hour))
+	if st := slots.Stats(); st.WireLate != 1 || st.TokensUsed != 3 {
+		t.Errorf("WireLate %d of %d tokens used, want 1 of 3", st.WireLate, st.TokensUsed)
+	}
+}
