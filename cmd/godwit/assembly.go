@@ -178,6 +178,7 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 			Resolve:       ipResolver(fetcher),
 			IPConcurrency: s.IPConcurrency,
 			IPDelay:       s.ipDelay(),
+			IPWire:        true, // the crawler reports it (crawl.WireReporter)
 		})
 		if err != nil {
 			return nil, failure{err}

@@ -19,11 +19,19 @@ import (
 // or robots.txt violation across the cluster, judged by the web, nor any
 // address with more requests in flight than one --ip-concurrency: the
 // nodes share each address's budget (IP slots in the crawl's bucket,
-// docs/cluster.md "Per-IP budget").
+// docs/cluster.md "Per-IP budget"). It logs how close starts to an
+// address came (--ip-delay 20ms, start tokens across nodes).
 func TestClusterCrawlDirect(t *testing.T) {
 	clusterTest(t)
 	const ipConcurrency = 4 // --ip-concurrency's default, for the whole cluster
-	// The web's judge, for every variant.
+	const ipDelay = 20 * time.Millisecond
+	// The web's judge, for every variant: the concurrency of each
+	// address. Its delay (--ip-delay) is measured and logged at no
+	// tolerance, not judged: it does not hold exactly at the server with
+	// more than one request in flight (docs/decisions.md, 2026-11-27, "The
+	// IP delay runs from the wire": the web enters its handler late under
+	// load, a single node shows such gaps too, and a node's request may go
+	// on the wire after its start token's window, the nodes' wire_late).
 	judge := fakeweb.Judge{Delay: 20 * time.Millisecond, IPConcurrency: ipConcurrency}
 	for _, tc := range []struct {
 		name   string
@@ -58,7 +66,8 @@ func TestClusterCrawlDirect(t *testing.T) {
 			for i := 1; i <= 3; i++ {
 				args := []string{"--cluster", nats, "--crawl", "direct-" + tc.name, "--node", "n" + strconv.Itoa(i),
 					"--data", filepath.Join(t.TempDir(), "d"), "--delay", "20ms", "--workers", "8",
-					"--admin", "off", "--cluster-ttl", "3s", "--timeout", "5s", "--http2", tc.http2}
+					"--admin", "off", "--cluster-ttl", "3s", "--timeout", "5s", "--http2", tc.http2,
+					"--ip-delay", ipDelay.String()}
 				args = append(args, web.args()...)
 				if i == 1 {
 					args = append(args, "--seeds", seeds)
@@ -88,7 +97,9 @@ func TestClusterCrawlDirect(t *testing.T) {
 				r.Duplicates = 0
 			}
 			checkReport(t, r)
-			t.Logf("the most requests in flight to each address: %v (bound %d)", r.IPPeak, ipConcurrency)
+			gaps := web.Report(fakeweb.Judge{IPDelay: ipDelay})
+			t.Logf("the most requests in flight to each address: %v (bound %d); smallest gaps between starts %v; %d of %d gaps short of --ip-delay %v (measured, not judged)",
+				r.IPPeak, ipConcurrency, gaps.IPMinGap, gaps.IPGapViolations, gaps.Requests, ipDelay)
 			var first, last time.Time
 			reqs := web.Requests()
 			for _, q := range reqs {

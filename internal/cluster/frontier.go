@@ -186,6 +186,14 @@ func (n *Node) Next(ctx context.Context) (crawl.Lease, error) {
 	}
 }
 
+// Wrote is crawl.WireReporter's, passed on to the local frontier (its
+// IP budget spaces starts by when requests went on the wire).
+func (n *Node) Wrote(id uint64, host string, at time.Time) {
+	if w, ok := n.cfg.Shards.(crawl.WireReporter); ok {
+		w.Wrote(id, host, at)
+	}
+}
+
 // Complete appends the links added so far and then the lease's outcome
 // to its shard's log, the page's links to its own shard in the outcome
 // event (see Add), and returns once the outcome is applied. When the

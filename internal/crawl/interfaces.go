@@ -90,6 +90,15 @@ type FrontierStats struct {
 	Recrawl RecrawlStats
 }
 
+// WireReporter is a Frontier that wants to know when a lease's request
+// went on the wire (its IP budget spaces request starts by it,
+// docs/frontier.md "IP budget"): the crawler calls Wrote once per
+// request it sends under the lease, from a transport goroutine, before
+// Complete.
+type WireReporter interface {
+	Wrote(lease uint64, host string, at time.Time)
+}
+
 // Fetcher performs one HTTP exchange. fetch.Client implements it.
 type Fetcher interface {
 	Fetch(ctx context.Context, req fetch.Request) (*fetch.Response, error)

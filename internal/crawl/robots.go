@@ -56,7 +56,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, l Lease) (Outcome, []candidat
 		target = (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}).String()
 	}
 	c.stats.robotsFetches.Add(1)
-	req := fetch.Request{URL: target}
+	req := fetch.Request{URL: target, Wrote: c.wrote(l.ID, l.Task.Host)}
 	if prev.Status == RobotsOK && prev.URL == "" && !prev.Validators.IsZero() {
 		// A refetch after RobotsTTL: a 304 costs the server a status line.
 		req.Header = conditional(prev.Validators)

@@ -73,6 +73,16 @@ func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error)
 	return c.fetchPage(ctx, l.ID, t)
 }
 
+// wrote is the fetch.Request.Wrote of a request under lease id to host:
+// it tells the frontier, if it wants to know (WireReporter).
+func (c *Crawler) wrote(id uint64, host string) func(time.Time) {
+	w, ok := c.frontier.(WireReporter)
+	if !ok {
+		return nil
+	}
+	return func(at time.Time) { w.Wrote(id, host, at) }
+}
+
 // takePage reserves one page from the --max-pages budget, and ends the
 // crawl's dispatch when the budget runs out.
 func (c *Crawler) takePage() bool {
@@ -95,7 +105,7 @@ func (c *Crawler) BudgetSpent() bool {
 // fetchPage fetches t under lease held, renders it when Config.Render
 // picks it (render.go), and archives it.
 func (c *Crawler) fetchPage(ctx context.Context, held uint64, t Task) (Outcome, []Link, error) {
-	req := fetch.Request{URL: t.URL}
+	req := fetch.Request{URL: t.URL, Wrote: c.wrote(held, t.Host)}
 	if !t.Validators.IsZero() {
 		// Fetched before: ask for the body only if it changed.
 		req.Header = conditional(t.Validators)

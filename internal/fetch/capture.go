@@ -60,6 +60,9 @@ func (c *recConn) Write(p []byte) (int, error) {
 	if n < recorded {
 		cp.unrecordWrite(c, recorded-n)
 	}
+	if cp != nil && err == nil {
+		cp.wroteConn(c)
+	}
 	return n, err
 }
 
@@ -82,6 +85,14 @@ type capture struct {
 	readMax   int      // stop recording reads past this many bytes
 	readsOff  bool     // the body needs no recording (no transfer coding)
 	unwrapped bool     // the last attempt's connection was not a recConn
+
+	// onWire, if set, is told once when the request is on the wire
+	// (Request.Wrote); wroteReq: the transport has written the whole
+	// request to its buffer (httptrace's WroteRequest), wired: onWire was
+	// called.
+	onWire   func(time.Time)
+	wroteReq bool
+	wired    bool
 }
 
 type headerField struct {
@@ -129,6 +140,7 @@ func (c *capture) trace() *httptrace.ClientTrace {
 			}
 			c.wrote, c.read = c.wrote[:0], c.read[:0]
 			c.readsOff = false
+			c.wroteReq = false
 			// A connection that is not ours is a TLS session the
 			// transport set up inside a proxy tunnel: we only see its
 			// ciphertext.
@@ -144,6 +156,22 @@ func (c *capture) trace() *httptrace.ClientTrace {
 				// are armed; a previous request's bytes were all read
 				// before the connection went back to the idle pool.
 				rc.capt.Store(c)
+			}
+		},
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err != nil {
+				return
+			}
+			c.mu.Lock()
+			c.wroteReq = true
+			// HTTP/2 (not a recConn) flushes its frames before this
+			// hook; HTTP/1.1 flushes its buffer after it, on the armed
+			// connection (wroteConn).
+			fire := c.conn == nil && !c.wired && c.onWire != nil
+			c.wired = c.wired || fire
+			c.mu.Unlock()
+			if fire {
+				c.onWire(time.Now())
 			}
 		},
 		GotFirstResponseByte: func() {
@@ -172,6 +200,19 @@ func (c *capture) recordRead(from *recConn, p []byte) {
 		p = p[:room]
 	}
 	c.read = append(c.read, p...)
+}
+
+// wroteConn is told that a write on from returned: once the transport
+// has written the whole request (WroteRequest), the write that follows,
+// its buffer's flush, puts the request's last bytes on the wire.
+func (c *capture) wroteConn(from *recConn) {
+	c.mu.Lock()
+	fire := from == c.conn && c.wroteReq && !c.wired && c.onWire != nil
+	c.wired = c.wired || fire
+	c.mu.Unlock()
+	if fire {
+		c.onWire(time.Now())
+	}
 }
 
 // recordWrite records p, or as much of it as the bound allows, and says

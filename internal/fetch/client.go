@@ -145,6 +145,13 @@ type Request struct {
 	// robots.txt); they override the defaults. Cookie is never sent and
 	// Host is ignored.
 	Header http.Header
+	// Wrote, if set, is called once, on a transport goroutine, as soon as
+	// the request is on the wire: the whole request handed to the
+	// connection (for HTTP/1.1 after the transport flushed its buffer;
+	// for HTTP/2 after its frames were flushed). Not called when the
+	// request was not written. The IP budget spaces request starts by it
+	// (docs/frontier.md, "IP budget").
+	Wrote func(at time.Time)
 }
 
 // Fetch sends one GET for req.URL and reads the response body, subject to
@@ -167,6 +174,7 @@ func (c *Client) Fetch(ctx context.Context, req Request) (*Response, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errTimeout)
 	defer cancel()
 	capt := newCapture(c.cfg.MaxBodyBytes, !c.noRecord)
+	capt.onWire = req.Wrote
 	defer capt.disarm() // also on the error paths
 	ctx = httptrace.WithClientTrace(ctx, capt.trace())
 

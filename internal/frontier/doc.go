@@ -25,7 +25,9 @@
 //   - with Options.Resolve, hosts on one address (IPv4; IPv6 by /64)
 //     share an IP budget: at most Options.IPConcurrency leases out to it,
 //     and lease starts to it Options.IPDelay apart and that long after
-//     the first byte of each answer from it (ipgroups.go), and in
+//     the first byte of each answer from it (ipgroups.go); with
+//     Options.IPWire, from when each request went on the wire (Wrote),
+//     none starting while another's request is not yet on it; and in
 //     cluster mode at most IPBudget.Limit leases out to it (SetIPBudget:
 //     the slots of the address's budget this node holds); a Visit counts
 //     as a lease there, or takes the held lease's slot (visit.go);

@@ -128,6 +128,9 @@ type lease struct {
 	// ipPrev and ipStart: the host's IP group's next start before and
 	// after this lease (zero ipStart: not counted in a group).
 	ipPrev, ipStart time.Time
+	// ipPending: counted in its group's pending starts until its request
+	// is on the wire (Wrote) or it ends.
+	ipPending bool
 	// visiting and visitReady are the lease's shared visits (visit.go):
 	// one in flight, and when the host may next be asked under the lease.
 	visiting   bool
@@ -194,6 +197,12 @@ type Options struct {
 	Resolve       func(ctx context.Context, host string) ([]netip.Addr, error)
 	IPConcurrency int
 	IPDelay       time.Duration
+	// IPWire says that the crawler reports when each lease's request goes
+	// on the wire (Wrote, crawl.WireReporter): IPDelay then runs from
+	// that moment, and no lease of an address starts while another's
+	// request is not yet on the wire (ipgroups.go). Without it, IPDelay
+	// runs from lease starts.
+	IPWire bool
 	// Partial starts the frontier owning no shard: it keeps the state
 	// it is given for every shard, but leases only hosts of the shards
 	// SetShard makes its own, and never reports exhaustion (a cluster
@@ -261,7 +270,7 @@ func Open(o Options) (*Frontier, error) {
 		blocked:      make(map[string]struct{}),
 		changed:      make(chan struct{}),
 		shards:       newShardSet(!o.Partial),
-		ipc:          ipConfig{concurrency: max(o.IPConcurrency, 0), delay: max(o.IPDelay, 0), resolve: o.Resolve},
+		ipc:          ipConfig{concurrency: max(o.IPConcurrency, 0), delay: max(o.IPDelay, 0), resolve: o.Resolve, wire: o.IPWire},
 		groups:       make(map[string]*ipGroup),
 		ipVisits:     make(map[*lease]struct{}),
 	}

@@ -34,7 +34,10 @@ import (
 //
 // Cluster mode: an IPBudget (SetIPBudget) bounds each group further to
 // the slots of the address this node holds; a group it holds back asks
-// it for more (Want) and is released by IPRoom.
+// it for more (Want) and is released by IPRoom. An IPBudget that is also
+// an IPStarts gates each start on a token as well (an address other
+// nodes use): a group without one asks for it (WantStart) and is
+// released by IPRoom at the token's time.
 
 // IPKey is the IP group of an address: the address itself for IPv4
 // (and IPv4-mapped IPv6), the /64 prefix for IPv6.
@@ -55,10 +58,13 @@ type ipGroup struct {
 	key       string
 	inflight  int       // leases out to the address
 	nextStart time.Time // the earliest start of the next lease (last start + IPDelay)
-	members   int       // active hosts resolved into the group
-	parked    parkHeap  // members ready but held back by the group
-	released  *host     // the parked member handed back to the ready heap, if any
-	waits     int64     // hosts parked by the group since it was made (ipview.go)
+	// pending counts the leases started whose requests are not yet on
+	// the wire (Frontier.Wrote): none starts while one is (0 or 1).
+	pending  int
+	members  int      // active hosts resolved into the group
+	parked   parkHeap // members ready but held back by the group
+	released *host    // the parked member handed back to the ready heap, if any
+	waits    int64    // hosts parked by the group since it was made (ipview.go)
 }
 
 // IP resolution states of a host.
@@ -72,15 +78,17 @@ const (
 type ipConfig struct {
 	concurrency int // 0: no bound
 	delay       time.Duration
+	wire        bool // Options.IPWire: leases pend until their requests are on the wire
 	resolve     func(ctx context.Context, host string) ([]netip.Addr, error)
 	budget      IPBudget // cluster mode: the budget shared with other nodes (SetIPBudget)
 }
 
 func (c ipConfig) on() bool { return c.resolve != nil }
 
-// available reports whether a lease of g may start at now.
+// available reports whether a lease of g may start at now: room, no
+// start pending, and not before the next start.
 func (g *ipGroup) available(c ipConfig, now time.Time) bool {
-	return g.room(c) && !now.Before(g.nextStart)
+	return g.room(c) && g.pending == 0 && !now.Before(g.nextStart)
 }
 
 // room reports whether g may have one more lease out: under the
@@ -116,7 +124,7 @@ func (f *Frontier) gateIP(h *host, now time.Time) (ok bool, err error) {
 		return true, nil // not in the heap; cannot happen
 	}
 	g := h.ip
-	if g == nil || g.available(f.ipc, now) {
+	if g == nil || (g.available(f.ipc, now) && f.startOK(g, now)) {
 		return true, nil
 	}
 	heap.Remove(&f.ready, h.heapIndex)
@@ -179,6 +187,13 @@ func (f *Frontier) leasedIP(ls *lease, now time.Time) {
 	}
 	ls.ipPrev = g.nextStart
 	g.inflight++
+	if f.ipc.wire {
+		g.pending++
+		ls.ipPending = true
+	}
+	if st, ok := f.ipc.budget.(IPStarts); ok {
+		st.Started(g.key)
+	}
 	g.nextStart = now.Add(f.ipc.delay)
 	ls.ipStart = g.nextStart
 	f.releaseIP(g)
@@ -199,6 +214,22 @@ func (f *Frontier) endedIP(ls *lease, out crawl.Outcome) {
 		return
 	}
 	g.inflight--
+	if ls.ipPending {
+		// Its request never reported being on the wire: not sent, or
+		// sent and failed (then End, below, is after it).
+		ls.ipPending = false
+		g.pending--
+		if st, ok := f.ipc.budget.(IPStarts); ok {
+			var at time.Time
+			if out.Requested {
+				at = laterOf(out.End, out.FirstByte)
+				if at.IsZero() {
+					at = f.now()
+				}
+			}
+			st.Wrote(g.key, at)
+		}
+	}
 	if b := f.ipc.budget; b != nil {
 		b.Freed(g.key)
 	}
@@ -218,11 +249,35 @@ func (f *Frontier) endedIP(ls *lease, out crawl.Outcome) {
 	f.gcIP(g)
 }
 
+// Wrote is crawl.WireReporter's: the request of lease id (to host) went
+// on the wire at at. The lease's group's next start moves to IPDelay
+// after it, and the group's next lease may start (none does while a
+// started lease's request is not yet on the wire: a request that leaves
+// late, after a new connection's TLS handshake, say, cannot come closer
+// than IPDelay to the next one).
+func (f *Frontier) Wrote(id uint64, host string, at time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ls := f.leases[id]
+	if ls == nil || !ls.ipPending || ls.host.name != host {
+		return
+	}
+	ls.ipPending = false
+	g := ls.host.ip
+	g.pending--
+	g.nextStart = laterOf(g.nextStart, at.Add(f.ipc.delay))
+	if st, ok := f.ipc.budget.(IPStarts); ok {
+		st.Wrote(g.key, at)
+	}
+	f.releaseIP(g)
+	f.broadcast()
+}
+
 // releaseIP hands g's first parked host back to the ready heap, gated at
 // the group's next start, when the group has room and no host out
 // already. f.mu must be held.
 func (f *Frontier) releaseIP(g *ipGroup) {
-	if g.released != nil || len(g.parked) == 0 {
+	if g.released != nil || len(g.parked) == 0 || g.pending > 0 {
 		return
 	}
 	if !g.room(f.ipc) {
@@ -231,8 +286,19 @@ func (f *Frontier) releaseIP(g *ipGroup) {
 		}
 		return
 	}
+	ready := g.nextStart
+	if st, ok := f.ipc.budget.(IPStarts); ok {
+		at, ok := st.StartAt(g.key, f.now())
+		if !ok {
+			// Not before the first parked host is ready itself: a
+			// token it cannot use in time lapses.
+			st.WantStart(g.key, laterOf(g.nextStart, g.parked[0].readyAt())) // IPRoom at the token's time
+			return
+		}
+		ready = laterOf(ready, at)
+	}
 	h := heap.Pop(&g.parked).(*host)
-	h.ipReady = g.nextStart
+	h.ipReady = ready
 	g.released = h
 	f.schedule(h)
 }
@@ -389,6 +455,45 @@ type IPBudget interface {
 	Want(key string)
 	// Freed tells that a lease to key ended.
 	Freed(key string)
+}
+
+// IPStarts is an IPBudget that also spaces the starts to an address
+// across nodes (package jetstream's IPSlots, with start tokens): a lease
+// to the address starts only when StartAt allows it, on top of
+// Options.IPDelay between this node's own starts. Called with the
+// frontier's lock held, as IPBudget.
+type IPStarts interface {
+	// StartAt reports whether a lease to key may start, and not
+	// before when: zero when the address needs no token, the token's
+	// time when this node holds one valid at now; false when it needs
+	// one and holds none.
+	StartAt(key string, now time.Time) (at time.Time, ok bool)
+	// WantStart asks for a token for key's next start, not before
+	// notBefore; the budget calls Frontier.IPRoom once it holds one.
+	WantStart(key string, notBefore time.Time)
+	// Started tells that a lease to key starts (using the token).
+	Started(key string)
+	// Wrote tells that the request of the lease that last started to
+	// key went on the wire at at (zero: it sent none).
+	Wrote(key string, at time.Time)
+}
+
+// startOK reports whether the shared budget, if it spaces starts, lets a
+// lease of g start at now. f.mu must be held.
+func (f *Frontier) startOK(g *ipGroup, now time.Time) bool {
+	st, ok := f.ipc.budget.(IPStarts)
+	if !ok {
+		return true
+	}
+	at, ok := st.StartAt(g.key, now)
+	return ok && !now.Before(at)
+}
+
+// IPDelay is Options.IPDelay.
+func (f *Frontier) IPDelay() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ipc.delay
 }
 
 // IPConcurrency is Options.IPConcurrency, and whether the frontier

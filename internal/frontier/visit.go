@@ -207,6 +207,9 @@ func (f *Frontier) visitIP(h *host, held uint64, heldEnd time.Time, addr *visitA
 		}
 		return nil, nil, -1, nil
 	}
+	if g.pending > 0 {
+		return nil, nil, -1, nil // a lease's request not yet on the wire: Wrote broadcasts
+	}
 	if wait := g.nextStart.Sub(now); wait > 0 {
 		return nil, nil, wait, nil
 	}
@@ -223,7 +226,7 @@ func (f *Frontier) heldIPWait(ls *lease, heldEnd time.Time, now time.Time) time.
 	if !f.ipc.on() || g == nil || ls.ipStart.IsZero() {
 		return 0
 	}
-	if ls.ipVisiting {
+	if ls.ipVisiting || g.pending > 0 {
 		return -1
 	}
 	if wait := laterOf(g.nextStart, heldEnd.Add(f.ipc.delay)).Sub(now); wait > 0 {

@@ -219,6 +219,8 @@ func Join(ctx context.Context, c Config, fr *frontier.Frontier) (*Session, error
 		if s.ips, err = jn.IPSlots(ctx, fr, n); err != nil {
 			return fail(err)
 		}
+		s.ips.SpaceStarts(fr.IPDelay()) // and the IP delay, on addresses nodes share
+		var _ frontier.IPStarts = s.ips
 		fr.SetIPBudget(s.ips)
 	}
 	return s, nil

@@ -16,7 +16,9 @@
 //     whose revision at creation is the shard's epoch;
 //   - KV bucket godwit_C_ipslots (IPSlots, when fetching directly): the
 //     per-IP budget across nodes, "s.<address>.<i>" per slot held and
-//     "w.<address>.<node>" per node asking for one, per-key TTL.
+//     "w.<address>.<node>" per node asking for one, and "t.<address>",
+//     the end of the last start window reserved on an address nodes
+//     share (SpaceStarts: ip_delay across nodes), per-key TTL.
 //
 // Timing: keys are renewed every TTL/5; a lease counts as owned (Owns)
 // until TTL×2/3 after the renewal that last confirmed it was *sent*, on

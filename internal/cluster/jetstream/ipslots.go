@@ -70,6 +70,9 @@ type IPSlots struct {
 	tick        time.Duration
 	timeout     time.Duration
 	log         *slog.Logger
+	// delay spaces the starts to shared addresses across nodes, with
+	// tokens valid for valid (SpaceStarts, ipstarts.go); 0: not.
+	delay, valid time.Duration
 
 	kick chan struct{}
 	mu   sync.Mutex
@@ -95,6 +98,19 @@ type ipAddr struct {
 	// than by a take (a share grows, contention ends), step tells the
 	// frontier (IPRoom).
 	told int
+
+	// Start tokens (ipstarts.go). sharedSeen: StartAt last found the
+	// address shared; fresh: shared since this node last started to it
+	// alone. tokAt, tokUntil: the token held (zero: none); tokWant,
+	// tokNotBefore: the frontier waits for one; tokRetry: a failed
+	// reservation is tried again from then. rec, recRev: the address's
+	// record (the end of the last window reserved), as watched or
+	// written. usedUntil: the end of the window of the token the last
+	// start used, until its request is on the wire (Wrote).
+	sharedSeen, fresh, tokWant, reserving bool
+	tokAt, tokUntil, tokNotBefore         time.Time
+	tokRetry, rec, usedUntil              time.Time
+	recRev                                uint64
 }
 
 // ipSlot is a slot this node holds.
@@ -107,6 +123,13 @@ type ipSlot struct {
 // IPSlotStats count an IPSlots' round trips to NATS.
 type IPSlotStats struct {
 	Takes, TakesRefused, Gives, Renewals, WantPuts int64
+	// Start tokens (shared addresses): round trips to reserve them
+	// (those that met another node's reservation and the reads after
+	// them counted in both), and tokens used and lapsed.
+	Reserves, ReserveConflicts, TokensUsed, TokensLapsed int64
+	// WireLate counts the requests that went on the wire after their
+	// token's window ended (Wrote).
+	WireLate int64
 }
 
 // IPSlots opens the crawl's slot bucket and returns the node's IP
@@ -260,7 +283,9 @@ func (s *IPSlots) Run(ctx context.Context) error {
 		s.giveAll()
 		st := s.Stats()
 		s.log.Info("cluster: IP slots' round trips", "takes", st.Takes, "refused", st.TakesRefused,
-			"gives", st.Gives, "want_puts", st.WantPuts, "renewals", st.Renewals)
+			"gives", st.Gives, "want_puts", st.WantPuts, "renewals", st.Renewals,
+			"reserves", st.Reserves, "reserve_conflicts", st.ReserveConflicts, "tokens_used", st.TokensUsed, "tokens_lapsed", st.TokensLapsed,
+			"wire_late", st.WireLate)
 	}()
 	var updates <-chan js.KeyValueEntry
 	if w, err := s.kv.WatchAll(ctx); err != nil {
@@ -296,6 +321,10 @@ func (s *IPSlots) Run(ctx context.Context) error {
 // node a slot or oblige it to give one back.
 func (s *IPSlots) seen(e js.KeyValueEntry) bool {
 	parts := strings.Split(e.Key(), ".")
+	if len(parts) == 2 && parts[0] == "t" {
+		s.seenRecord(parts[1], e)
+		return false
+	}
 	if len(parts) != 3 {
 		return false
 	}
@@ -345,10 +374,14 @@ func (s *IPSlots) step(ctx context.Context, tick bool) {
 		dropWant  bool
 	}
 	now := time.Now()
-	var give, room []string
+	var give, room, reserve []string
 	var take []todo
 	s.mu.Lock()
 	for part, a := range s.addrs {
+		if s.reservable(a, now) {
+			a.reserving = true
+			reserve = append(reserve, part)
+		}
 		for node, at := range a.wants {
 			if now.Sub(at) >= s.ttl {
 				delete(a.wants, node)
@@ -363,7 +396,7 @@ func (s *IPSlots) step(ctx context.Context, tick bool) {
 			give = append(give, part)
 		}
 		if !a.want || a.key == "" {
-			if tick && len(a.held) == 0 && len(a.wants) == 0 && len(a.taken) == 0 && !a.want {
+			if tick && len(a.held) == 0 && len(a.wants) == 0 && len(a.taken) == 0 && !a.want && !a.tokWant && !a.reserving && !now.Before(a.tokUntil) {
 				delete(s.addrs, part)
 			}
 			continue
@@ -418,6 +451,9 @@ func (s *IPSlots) step(ctx context.Context, tick bool) {
 	_ = g.Wait()
 	for _, t := range take {
 		g.Go(func() error { s.serve(ctx, t.part, t.key, t.try, t.dropWant, now); return nil })
+	}
+	for _, part := range reserve {
+		g.Go(func() error { s.reserve(ctx, part); return nil })
 	}
 	_ = g.Wait()
 }

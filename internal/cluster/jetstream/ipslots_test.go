@@ -12,6 +12,15 @@ import (
 // as the server would see them.
 type slotWeb struct {
 	inflight, peak atomic.Int64
+
+	mu     sync.Mutex
+	starts []slotStart // with spaced starts (slotFrontier.delay)
+}
+
+// slotStart is a start as its node recorded it.
+type slotStart struct {
+	node string
+	at   time.Time
 }
 
 func (w *slotWeb) start() {
@@ -33,8 +42,13 @@ type slotFrontier struct {
 	concurrency int
 	slots       *IPSlots
 	web         *slotWeb
+	// delay spaces this node's starts, and asks the IPSlots for a
+	// start token as frontier.Frontier does (IPStarts); 0: not.
+	delay time.Duration
+	name  string
 
 	mu       sync.Mutex
+	last     time.Time // this node's last start
 	inflight int
 	used     bool
 	changed  chan struct{}
@@ -77,6 +91,37 @@ func (f *slotFrontier) work(ctx context.Context, hold time.Duration) {
 			case <-ctx.Done():
 			}
 			continue
+		}
+		if f.delay > 0 {
+			now := time.Now()
+			wait := f.last.Add(f.delay).Sub(now)
+			if wait <= 0 {
+				at, ok := f.slots.StartAt(f.key, now)
+				switch {
+				case !ok:
+					f.slots.WantStart(f.key, now)
+					wait = time.Hour // until IPRoom
+				case now.Before(at):
+					wait = at.Sub(now)
+				}
+			}
+			if wait > 0 {
+				ch := f.changed
+				f.mu.Unlock()
+				tm := time.NewTimer(wait)
+				select {
+				case <-ch:
+				case <-tm.C:
+				case <-ctx.Done():
+				}
+				tm.Stop()
+				continue
+			}
+			f.last = now
+			f.slots.Started(f.key)
+			f.web.mu.Lock()
+			f.web.starts = append(f.web.starts, slotStart{f.name, now})
+			f.web.mu.Unlock()
 		}
 		f.inflight++
 		f.web.start()

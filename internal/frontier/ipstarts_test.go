@@ -1,0 +1,95 @@
+package frontier
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/godwit-crawler/godwit/internal/crawl"
+)
+
+// tokenBudget is a shared IP budget that spaces starts by tokens the
+// test grants (IPStarts).
+type tokenBudget struct {
+	fakeBudget
+	tmu       sync.Mutex
+	at, until time.Time // the token held (zero: none)
+	wants     []time.Time
+	started   int
+	wrote     []time.Time
+}
+
+func (b *tokenBudget) StartAt(key string, now time.Time) (time.Time, bool) {
+	b.tmu.Lock()
+	defer b.tmu.Unlock()
+	if b.at.IsZero() || !now.Before(b.until) {
+		return time.Time{}, false
+	}
+	return b.at, true
+}
+
+func (b *tokenBudget) WantStart(key string, notBefore time.Time) {
+	b.tmu.Lock()
+	defer b.tmu.Unlock()
+	b.wants = append(b.wants, notBefore)
+}
+
+func (b *tokenBudget) Started(key string) {
+	b.tmu.Lock()
+	defer b.tmu.Unlock()
+	b.started++
+	b.at, b.until = time.Time{}, time.Time{}
+}
+
+func (b *tokenBudget) Wrote(key string, at time.Time) {
+	b.tmu.Lock()
+	defer b.tmu.Unlock()
+	b.wrote = append(b.wrote, at)
+}
+
+func (b *tokenBudget) grant(at time.Time) {
+	b.tmu.Lock()
+	defer b.tmu.Unlock()
+	b.at, b.until = at, at.Add(5*time.Millisecond)
+}
+
+// TestIPStartsGate: with a budget that spaces starts (IPStarts), a host
+// of an address without a start token waits and the budget is asked for
+// one; a token granted for later lets one lease out at its time, not
+// before, and is used up by it.
+func TestIPStartsGate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := openIP(t, time.Millisecond, 4, 0, map[string]string{"a": "10.0.0.1", "b": "10.0.0.1"})
+		b := &tokenBudget{fakeBudget: fakeBudget{limit: map[string]int{"10.0.0.1": 4}, wanted: map[string]int{}, freed: map[string]int{}}}
+		f.SetIPBudget(b)
+		f.Add(t.Context(), []crawl.Link{link("a", 1), link("b", 1)})
+		ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+		if l, err := f.Next(ctx); err == nil {
+			t.Fatalf("leased %s without a start token", l.Task.Host)
+		}
+		cancel()
+		b.tmu.Lock()
+		asked := len(b.wants)
+		b.tmu.Unlock()
+		if asked == 0 {
+			t.Fatal("a host waits for a start token, yet the budget was not asked for one")
+		}
+		at := time.Now().Add(50 * time.Millisecond)
+		b.grant(at)
+		f.IPRoom("10.0.0.1")
+		l := mustNext(t, f)
+		if now := time.Now(); now.Before(at) {
+			t.Errorf("leased %s at %v, before its token's time %v", l.Task.Host, now, at)
+		}
+		if b.started != 1 {
+			t.Errorf("Started told %d times, want 1", b.started)
+		}
+		ctx, cancel = context.WithTimeout(t.Context(), time.Hour)
+		if l, err := f.Next(ctx); err == nil {
+			t.Fatalf("leased %s with the token used up", l.Task.Host)
+		}
+		cancel()
+	})
+}
