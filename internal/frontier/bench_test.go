@@ -29,8 +29,8 @@ func benchLink(host, page int) crawl.Link {
 // BenchmarkAdd adds batches of 50 links, about 80% of them already seen,
 // as a crawl's pages typically produce (navigation repeats on every page).
 // The links carry no OPIC cash; BenchmarkAddCash is the same with cash,
-// as a crawl in importance order adds them (each link to a queued URL
-// rewrites its record).
+// as a crawl in importance order adds them (a link to a queued URL adds
+// to its unsaved cash, or moves it up a band: cash.go).
 func BenchmarkAdd(b *testing.B) { benchAdd(b, 0) }
 
 func BenchmarkAddCash(b *testing.B) { benchAdd(b, 0.05) }
