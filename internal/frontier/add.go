@@ -20,10 +20,26 @@ func (f *Frontier) Add(_ context.Context, links []crawl.Link) (int, error) {
 
 // add is Add, recording m with the links when m is set. f.mu must be
 // held.
+//
+// A frontier holding every shard keeps the URL records add writes in
+// memory (putURL, cash.go); if add fails, its batch is discarded and so
+// are the records it kept. A partial frontier keeps none: its shards'
+// records are replaced and dropped as shards move between nodes.
 func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 	if f.closed {
 		return 0, errClosed
 	}
+	f.keepPut = !f.shards.partial
+	n, err := f.addLinks(links, m)
+	f.keepPut = false
+	if err != nil {
+		f.unsaved.dropClean()
+	}
+	return n, err
+}
+
+// addLinks is add's work.
+func (f *Frontier) addLinks(links []crawl.Link, m crawl.Position) (int, error) {
 	b := f.db.NewBatch()
 	f.mark(b, m)
 	dirty := make(map[*host]struct{})
@@ -102,7 +118,13 @@ func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 			rec.cash = l.Cash
 			f.opic.total += l.Cash
 		}
+		// A new URL's record is not kept (two allocations, for a URL
+		// that may not be linked again): it is once a later link
+		// rewrites it.
+		keep := f.keepPut
+		f.keepPut = false
 		f.enqueue(b, h, uk, crawl.Task{Link: l}, rec, f.band(rec))
+		f.keepPut = keep
 		dirty[h] = struct{}{}
 		added++
 	}

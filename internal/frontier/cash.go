@@ -153,10 +153,69 @@ func (u *unsavedCash) due(now time.Time) bool {
 	return u.dirty >= maxUnsavedURLs || (u.dirty > 0 && now.Sub(u.since) >= maxUnsavedAge)
 }
 
+// keep forgets the delta of uk (a record that includes it is being
+// written) and keeps rec, the record written, as its clean entry. When
+// the entries reach maxUnsavedURLs the clean ones go first; when all of
+// them are dirty, rec is not kept.
+func (u *unsavedCash) keep(uk []byte, rec urlRecord) {
+	e := u.delta[string(uk)]
+	if e == nil {
+		if len(u.delta) >= maxUnsavedURLs {
+			u.evictClean()
+			if len(u.delta) >= maxUnsavedURLs {
+				return
+			}
+		}
+		if u.delta == nil {
+			u.delta = make(map[string]*unsaved)
+		}
+		e = &unsaved{}
+		u.delta[string(uk)] = e
+	} else {
+		u.sum -= e.delta
+		if e.dirty {
+			u.dirty--
+		}
+	}
+	*e = unsaved{rec: rec, hasRec: true}
+}
+
+// evictClean forgets every clean entry (kept records only: nothing
+// unsaved).
+func (u *unsavedCash) evictClean() {
+	for k, e := range u.delta {
+		if !e.dirty {
+			delete(u.delta, k)
+		}
+	}
+}
+
+// dropClean forgets every clean entry, and the kept record of every
+// dirty one (its delta stays: it applies to whatever the store holds).
+// add calls it when it fails: the records it kept went with its
+// discarded batch.
+func (u *unsavedCash) dropClean() {
+	for k, e := range u.delta {
+		if !e.dirty {
+			delete(u.delta, k)
+			continue
+		}
+		e.rec, e.hasRec = urlRecord{}, false
+	}
+}
+
 // putURL writes rec, which includes any unsaved cash of its URL, under uk.
-// f.mu must be held.
+// Within add (f.keepPut) the record is kept as the URL's clean entry, so
+// that the next link to the URL costs no store read: a URL a site links
+// from every page is queued, then takes cash from each page, moving up a
+// band now and then, and every such write used to make the next link
+// read the record back from the store. f.mu must be held.
 func (f *Frontier) putURL(b *kv.Batch, uk []byte, rec urlRecord) {
 	b.Set(uk, rec.encode())
+	if f.keepPut {
+		f.unsaved.keep(uk, rec)
+		return
+	}
 	f.unsaved.forget(uk)
 }
 

@@ -54,6 +54,7 @@ type Frontier struct {
 	earliestDue time.Time
 	opic        opic
 	unsaved     unsavedCash // OPIC cash not yet in its records (cash.go)
+	keepPut     bool        // putURL keeps what it writes (add.go)
 	re          *recrawler  // nil: one pass
 	// hostCapacity is the sum over hosts of one request per politeness
 	// cycle (hostRecord.capacity): requests per second.
