@@ -63,8 +63,8 @@ func printSummary(w io.Writer, r crawlResult) {
 		s.Traps.TooManyParams, s.Traps.HostBudget, s.Traps.Anomaly, s.Traps.DemotedHosts, s.Traps.Template)
 	if r.RenderMode != "" {
 		rs := r.Render
-		fmt.Fprintf(w, "  rendered    %d pages (--render %s) in %s, %d found more than the plain fetch, %d failed (plain fetch kept); %d browser requests fetched, %d disallowed by robots.txt, %d refused\n",
-			rs.Pages, r.RenderMode, time.Duration(rs.Nanos).Round(time.Millisecond), rs.Found, rs.Failed, rs.SubRequests, rs.Disallowed, rs.Refused+rs.NotOwned)
+		fmt.Fprintf(w, "  rendered    %d pages (--render %s) in %s, %d found more than the plain fetch, %d failed (plain fetch kept); %d browser requests fetched, %d answered from requisites fetched already, %d disallowed by robots.txt, %d refused; %d queued requisites a render fetched not fetched again\n",
+			rs.Pages, r.RenderMode, time.Duration(rs.Nanos).Round(time.Millisecond), rs.Found, rs.Failed, rs.SubRequests, rs.Cached, rs.Disallowed, rs.Refused+rs.NotOwned, rs.Reused)
 	}
 	if a := s.Aliases; a.Adopted > 0 || a.Retracted > 0 {
 		fmt.Fprintf(w, "  aliases     %d URL alias rules adopted, %d retracted; %d links rewritten, %d queued aliases not fetched, %d kept to verify\n",

@@ -57,6 +57,8 @@ func (c *Crawler) RegisterMetrics(reg prometheus.Registerer) error {
 		rcounter("godwit_render_found_total", "Renders that found links or text the plain fetch missed.", func(s RenderStats) float64 { return float64(s.Found) }),
 		rcounter("godwit_render_failed_total", "Renders given up after retries (the plain fetch was kept).", func(s RenderStats) float64 { return float64(s.Failed) }),
 		rcounter("godwit_render_subrequests_total", "Browser requests fetched through the crawler.", func(s RenderStats) float64 { return float64(s.SubRequests) }),
+		rcounter("godwit_render_cached_total", "Browser requests answered from requisites the crawl fetched already (no request).", func(s RenderStats) float64 { return float64(s.Cached) }),
+		rcounter("godwit_render_reused_total", "Queued requisites a render had fetched already, not fetched again (no request).", func(s RenderStats) float64 { return float64(s.Reused) }),
 		rcounter("godwit_render_disallowed_total", "Browser requests robots.txt disallows, failed to the browser and never sent.", func(s RenderStats) float64 { return float64(s.Disallowed) }),
 		rcounter("godwit_render_not_owned_total", "Browser requests to hosts another cluster node schedules, failed to the browser.", func(s RenderStats) float64 { return float64(s.NotOwned) }),
 		rcounter("godwit_render_refused_total", "Other browser requests failed to the browser (not GET, excluded, unreachable, robots.txt unavailable).", func(s RenderStats) float64 { return float64(s.Refused) }),

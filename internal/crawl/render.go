@@ -52,12 +52,13 @@ type RenderStats struct {
 	Disallowed  int64 // browser requests robots.txt disallowed (never sent)
 	NotOwned    int64 // browser requests to hosts another cluster node owns (failed)
 	Refused     int64 // other browser requests failed (not GET, excluded, unreachable)
-	Cached      int64 // browser requests answered from requisites an earlier render fetched (no request)
+	Cached      int64 // browser requests answered from requisites the crawl fetched already, by an earlier render or the plain path (no request)
+	Reused      int64 // requisites queued for the plain path that a render had fetched already: not fetched again (no request)
 	Nanos       int64 // wall time of renders
 }
 
 type renderCounters struct {
-	pages, found, failed, subs, disallowed, notOwned, refused, cached, nanos atomic.Int64
+	pages, found, failed, subs, disallowed, notOwned, refused, cached, reused, nanos atomic.Int64
 }
 
 // RenderStats returns the rendering counters.
@@ -66,7 +67,7 @@ func (c *Crawler) RenderStats() RenderStats {
 	return RenderStats{
 		Pages: r.pages.Load(), Found: r.found.Load(), Failed: r.failed.Load(),
 		SubRequests: r.subs.Load(), Disallowed: r.disallowed.Load(), NotOwned: r.notOwned.Load(),
-		Refused: r.refused.Load(), Cached: r.cached.Load(), Nanos: r.nanos.Load(),
+		Refused: r.refused.Load(), Cached: r.cached.Load(), Reused: r.reused.Load(), Nanos: r.nanos.Load(),
 	}
 }
 
@@ -310,6 +311,60 @@ func (c *Crawler) subFetch(ctx context.Context, v Visit, l Link, page Task) (*re
 		return nil, err
 	}
 	return &render.Response{Status: resp.Status, Header: resp.Header, Body: body}, nil
+}
+
+// ReasonRenderFetched is Outcome.Reason for a requisite that a render
+// fetched and archived before the plain path's turn came: not fetched
+// again.
+const ReasonRenderFetched = "render-fetched"
+
+// requisiteFetched finishes a requisite task t without a request when
+// the requisite cache holds its URL: a render fetched it (or the plain
+// path, for a task queued twice) and archived it, since the task was
+// queued. A page's links are fetched before its requisites (they carry
+// its OPIC cash), so a page rendered early asks for the requisites its
+// site's pages share before the plain path's turn comes. The archived
+// record is the requisite's capture; a stylesheet is read from the cached
+// answer for its own requisites, as the plain fetch would be. A revisit
+// is fetched: it asks whether the requisite changed.
+func (c *Crawler) requisiteFetched(ctx context.Context, t Task) (Outcome, []Link, bool) {
+	if c.subCache == nil || t.Embed == 0 || t.Revisit || t.Sitemap > 0 {
+		return Outcome{}, nil, false
+	}
+	cached := c.subCache.get(t.URL)
+	if cached == nil {
+		return Outcome{}, nil, false
+	}
+	h := cached.Header.Clone()
+	h.Del("Content-Encoding") // the body is decoded
+	h.Del("Content-Length")
+	rd := c.read(ctx, t, &fetch.Response{URL: t.URL, Status: cached.Status, Header: h, Body: cached.Body})
+	links := c.discover(t, rd.cands)
+	if rd.chain != nil {
+		c.chains.hold(rd.chain, links)
+	}
+	c.rstats.reused.Add(1)
+	c.log.Debug("requisite fetched by a render already", "url", t.URL)
+	return Outcome{Disposition: Done, Reason: ReasonRenderFetched}, links, true
+}
+
+// cacheRequisite puts a requisite the plain path fetched and archived
+// whole (resp) into the requisite cache, when the crawl renders and a
+// browser could ask for it: a 200 answer, not truncated, not HTML (a
+// frame is a document, which the cache never answers), whose body
+// decodes within the cache's entry bound; the cache's own rules
+// (subCache.put) apply too. A render that asks for it later is answered
+// from the cache instead of fetching it again.
+func (c *Crawler) cacheRequisite(url string, resp *fetch.Response) {
+	if c.subCache == nil || resp.Status != http.StatusOK || resp.Truncated != "" || resp.IsHTML() ||
+		len(resp.Body) > subCacheEntry {
+		return
+	}
+	body, err := c.fetcher.Decode(resp)
+	if err != nil {
+		return
+	}
+	c.subCache.put(url, &render.Response{Status: resp.Status, Header: resp.Header, Body: body})
 }
 
 // archiveRendered stores a rendered page next to its response record,

@@ -19,14 +19,18 @@ const (
 )
 
 // subCache answers a browser's requests for requisites (scripts,
-// stylesheets, images, fonts, data: everything but documents) that an
-// earlier render of the crawl fetched, without a request: the browser's
-// HTTP cache, shared by every tab and kept across renders, since each
-// render starts a browser context whose own cache is empty. Without it an
-// SPA's bundle was fetched again for every page rendered. The first fetch
-// is archived; replay finds the requisite by its URL. Only 200 answers to
-// GET are kept, not those marked Cache-Control: no-store, for subCacheTTL,
-// least recently used first out. Safe for concurrent use.
+// stylesheets, images, fonts, data: everything but documents) that the
+// crawl fetched already, without a request: the browser's HTTP cache,
+// shared by every tab and kept across renders, since each render starts a
+// browser context whose own cache is empty. Without it an SPA's bundle was
+// fetched again for every page rendered. It holds what earlier renders
+// fetched (subFetcher) and the requisites the plain path fetched
+// (cacheRequisite), each put only once archived whole, so the first fetch
+// is in the WARC and replay finds the requisite by its URL; a cache answer
+// is not archived again. A queued requisite whose URL it holds is not
+// fetched again either (requisiteFetched). Only 200 answers to GET are kept, not those
+// marked Cache-Control: no-store, for subCacheTTL, least recently used
+// first out. Safe for concurrent use.
 type subCache struct {
 	now func() time.Time
 

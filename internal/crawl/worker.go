@@ -70,6 +70,9 @@ func (c *Crawler) process(ctx context.Context, l Lease) (Outcome, []Link, error)
 		// The page budget is spent: leave the task where it was.
 		return Outcome{Disposition: Requeue, Reason: "max-pages"}, nil, nil
 	}
+	if out, links, ok := c.requisiteFetched(ctx, t); ok {
+		return out, links, nil // render.go
+	}
 	return c.fetchPage(ctx, l.ID, t)
 }
 
@@ -164,6 +167,9 @@ func (c *Crawler) fetchPage(ctx context.Context, held uint64, t Task) (Outcome, 
 		// Without the archive there is no point fetching: stop the crawl,
 		// keep the task for the next run.
 		return Outcome{Disposition: Requeue, Requested: true, End: resp.End}, nil, err
+	}
+	if t.Embed > 0 && !d.OmitBody {
+		c.cacheRequisite(t.URL, resp) // archived whole: a later render may be answered with it
 	}
 	if rdr != nil {
 		if err := c.archiveRendered(ctx, t, capture, rdr); err != nil {
