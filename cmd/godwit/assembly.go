@@ -131,10 +131,17 @@ func runLocked(ctx context.Context, d *lockedDir, s crawlSettings, resume bool, 
 		Politeness: pol,
 	}
 	s.applyURLSettings(&ccfg) // URL identity, scope rules, trap defences (config_url.go)
+	wnode := s.WARC.Node
+	if wnode == "" && s.Cluster.URL != "" {
+		// Two nodes on one machine (or two with the same host name)
+		// must not name their files alike: their uploads to the store
+		// would overwrite each other's (seen in TestClusterNodeKilled).
+		wnode = s.Cluster.Node
+	}
 	wcfg := warc.WriterConfig{
 		Dir:     res.WARCDir,
 		Prefix:  s.WARC.Prefix,
-		Node:    s.WARC.Node,
+		Node:    wnode,
 		MaxSize: s.WARC.MaxSize,
 		Digest:  s.WARC.Digest,
 		Info: []warc.Field{
