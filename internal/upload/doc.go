@@ -21,7 +21,9 @@
 //     Only then, and only without Config.KeepLocal, is the local file
 //     deleted. A restart reads the manifest: it neither uploads a
 //     recorded file again nor forgets one; a crash between the upload and
-//     the manifest line costs one upload of the same bytes to the same key.
+//     the manifest line costs sending the bytes once more, to the same key,
+//     where the store refuses them (the key is taken) and the comparison
+//     finds them there already.
 //   - An upload never replaces an object (blob.Bucket.PutFileNew,
 //     If-None-Match: *). A key holding the file's bytes already counts as
 //     the file's upload (Stats.Existing); a key holding other bytes is a
