@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -250,6 +251,13 @@ func printStoreSummary(out io.Writer, r *storeResult) {
 		fmt.Fprint(out, "; uploaded files deleted locally")
 	}
 	fmt.Fprintln(out)
+	if s.Conflicts > 0 {
+		fmt.Fprintf(out, "  store       ERROR: %d file(s) not uploaded: the store holds another file under the same key (not replaced); they stay in the WARC directory: %s\n",
+			s.Conflicts, strings.Join(s.ConflictFiles, ", "))
+	}
+	if s.Unconditional {
+		fmt.Fprintln(out, "  store       the store does not support conditional writes: uploads looked before they wrote, which cannot see another writer in between")
+	}
 	if s.Pending > 0 {
 		fmt.Fprintf(out, "  store       %d file(s) not uploaded yet: they stay in the WARC directory, and the next run with --store uploads them", s.Pending)
 		if s.LastError != "" {

@@ -319,3 +319,57 @@ func TestStoreDownForAWholeCrawl(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreConflict: a WARC file whose key in the bucket holds another
+// file (another writer's, of the same name) is not uploaded over it: the
+// object stays as it was, the file and its index stay in --data, the
+// summary says so as an error, and the other files go up.
+func TestStoreConflict(t *testing.T) {
+	web, addr := startWeb(t, fakeweb.Config{Hosts: 2, PagesPerHost: 12, Seed: 5})
+	s := blobtest.New(t, "godwit-conflict")
+	s.SetDown(true) // the first run keeps its files, so their keys are known
+	cs := storeTestSettings(t, s, addr)
+	crawlInProcess(t, cs, web.Seeds())
+	local, _ := filepath.Glob(filepath.Join(cs.Data, "warc", "*"+warc.Ext))
+	if len(local) < 2 {
+		t.Fatalf("%d WARC files on disk, want several", len(local))
+	}
+	f, err := os.Open(local[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := warc.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := r.Next()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	date, err := warc.ParseDate(rec.Header.Get(warc.FieldDate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Base(local[0])
+	taken := "p/warc/c/n/" + date.UTC().Format(time.DateOnly) + "/" + name
+	theirs := []byte("another writer's file of the same name")
+	s.Put(t, taken, theirs)
+
+	s.SetDown(false)
+	res := crawlInProcess(t, cs, nil)
+	var out bytes.Buffer
+	printSummary(&out, res)
+	if got := s.Object(t, taken); !bytes.Equal(got, theirs) {
+		t.Errorf("the object under %s was replaced", taken)
+	}
+	for _, p := range []string{local[0], strings.TrimSuffix(local[0], warc.Ext) + warc.CDXJExt} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s left --data: %v", filepath.Base(p), err)
+		}
+	}
+	if res.Store.Stats.Conflicts != 1 || res.Store.Stats.Uploaded != 2*(len(local)-1) ||
+		!strings.Contains(out.String(), "ERROR: 1 file(s) not uploaded") || !strings.Contains(out.String(), name) {
+		t.Errorf("stats %+v; summary:\n%s\nwant one conflict naming %s and the other %d files uploaded", res.Store.Stats, out.String(), name, 2*(len(local)-1))
+	}
+}

@@ -14,6 +14,13 @@
 //     plain digest, or the multipart form md5-of-part-md5s-N), it matches
 //     the file's content. Files larger than the part size are uploaded as
 //     multipart objects, their parts read in place (no copy of the file).
+//   - PutFileNew does the same but never replaces an object: If-None-Match: *
+//     on the PUT, or on the completion of a multipart upload (which it runs
+//     itself: the client sends the header only with the initiation, where
+//     S3 does not check it). A key already holding the file's bytes is
+//     success (Object.Existed); other bytes ErrExists, the object left as it
+//     was; a server answering 501 NotImplemented ErrNoConditional, nothing
+//     written (CreateLookFirst then looks before it writes).
 //   - PutNew creates an object only if its key is absent, with
 //     If-None-Match: * (AWS S3, MinIO, Ceph RGW and gofakes3 honour it).
 //     For servers that ignore the header, Options.NoConditionalPut makes

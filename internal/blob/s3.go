@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +29,10 @@ var (
 	ErrExists = errors.New("blob: object exists")
 	// ErrNoBucket: the server has no bucket of that name.
 	ErrNoBucket = errors.New("blob: no such bucket")
+	// ErrNoConditional: the server does not support conditional writes
+	// (it answered a create-only put with 501 NotImplemented); nothing
+	// was written.
+	ErrNoConditional = errors.New("blob: the store does not support conditional writes (If-None-Match)")
 )
 
 // Defaults of Options.
@@ -169,7 +175,25 @@ type Object struct {
 	ETag     string // as the server gives it, without quotes
 	MD5      string // hex MD5 of the content, when PutFile computed it
 	Modified time.Time
+	// Existed: PutFileNew found the key holding the file's bytes already
+	// (an earlier upload of the same file) and wrote nothing.
+	Existed bool
 }
+
+// Create is how PutFileNew keeps from replacing an object.
+type Create uint8
+
+const (
+	// CreateConditional sends If-None-Match: * with the PUT, or with the
+	// completion of a multipart upload: the server refuses to replace an
+	// object, atomically. AWS S3 (since 2024), MinIO, Ceph RGW.
+	CreateConditional Create = iota
+	// CreateLookFirst asks whether the key exists, then writes without a
+	// condition: for servers that do not support conditional writes. It
+	// narrows the race but does not close it: a writer between the look
+	// and the write is replaced.
+	CreateLookFirst
+)
 
 // Bucket is a bucket and key prefix on an S3-compatible server.
 type Bucket struct {
@@ -289,8 +313,31 @@ func (b *Bucket) putOptions(size int64) minio.PutObjectOptions {
 }
 
 // PutFile uploads the file at path to key and verifies the stored object
-// (see the package doc). The file must not change meanwhile.
+// (see the package doc). The file must not change meanwhile. An object
+// under key is replaced; PutFileNew does not replace one.
 func (b *Bucket) PutFile(ctx context.Context, key, path string) (Object, error) {
+	return b.putFile(ctx, key, path, nil)
+}
+
+// PutFileNew uploads the file at path to key as PutFile does, but only
+// if no object has the key (how: CreateConditional, or CreateLookFirst;
+// Options.NoConditionalPut makes every PutFileNew look first). When the
+// key is taken, the object there is compared with the file: the same
+// bytes (an earlier upload of this file, say one whose answer was lost,
+// or recorded by nobody before a crash) make PutFileNew succeed without
+// writing, Object.Existed set; other bytes fail with ErrExists, the
+// object left as it was and the returned Object carrying the file's MD5.
+// A server that does not support If-None-Match (501 NotImplemented)
+// fails with ErrNoConditional, having written nothing.
+func (b *Bucket) PutFileNew(ctx context.Context, key, path string, how Create) (Object, error) {
+	if b.opts.NoConditionalPut {
+		how = CreateLookFirst
+	}
+	return b.putFile(ctx, key, path, &how)
+}
+
+// putFile is PutFile, create-only when how is not nil.
+func (b *Bucket) putFile(ctx context.Context, key, path string, how *Create) (Object, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Object{}, fmt.Errorf("blob: put %s: %w", key, err)
@@ -305,9 +352,36 @@ func (b *Bucket) PutFile(ctx context.Context, key, path string) (Object, error) 
 	if err != nil {
 		return Object{}, fmt.Errorf("blob: put %s: %w", key, err)
 	}
+	opts := b.putOptions(size)
+	if how != nil {
+		switch *how {
+		case CreateLookFirst:
+			if _, err := b.Stat(ctx, key); err == nil {
+				return b.existing(ctx, key, want)
+			} else if !errors.Is(err, ErrNotFound) {
+				return Object{}, fmt.Errorf("blob: put %s: %w", key, err)
+			}
+		default:
+			if size > b.opts.PartSize {
+				// minio-go's PutObject sends the header with the
+				// initiation of a multipart upload only, where S3 does
+				// not check it: the completion must carry it.
+				return b.putParts(ctx, key, f, size, want)
+			}
+			opts.SetMatchETagExcept("*")
+		}
+	}
 	// A SectionReader reads the parts in place, from offset 0 whatever the
 	// file's offset, and lets the client send several at once.
-	if _, err := b.client.PutObject(ctx, b.bucket, b.full(key), io.NewSectionReader(f, 0, size), size, b.putOptions(size)); err != nil {
+	if _, err := b.client.PutObject(ctx, b.bucket, b.full(key), io.NewSectionReader(f, 0, size), size, opts); err != nil {
+		if how != nil && *how == CreateConditional {
+			switch r := minio.ToErrorResponse(err); {
+			case r.StatusCode == http.StatusNotImplemented || r.Code == "NotImplemented":
+				return Object{}, fmt.Errorf("blob: put %s: %w", key, ErrNoConditional)
+			case r.Code == "PreconditionFailed" || r.StatusCode == http.StatusPreconditionFailed:
+				return b.existing(ctx, key, want)
+			}
+		}
 		return Object{}, classify("put", key, err)
 	}
 	obj, err := b.Stat(ctx, key)
@@ -337,6 +411,50 @@ func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, size int64) (
 		return Object{}, fmt.Errorf("blob: put %s: verify: stored %d bytes, sent %d", key, obj.Size, cr.n)
 	}
 	return obj, nil
+}
+
+// existing compares the object under key, found there by a create-only
+// put, with the file whose digests are want: the same bytes are the
+// file's upload (Existed), other bytes ErrExists. An ETag that is the
+// file's MD5 (or its multipart form with the client's part size) says
+// the same; a plain MD5 that differs says other bytes; any other ETag
+// (a multipart upload with other parts, an encrypted object) is settled
+// by reading the object.
+func (b *Bucket) existing(ctx context.Context, key string, want digests) (Object, error) {
+	obj, err := b.Stat(ctx, key)
+	if err != nil {
+		return Object{}, fmt.Errorf("blob: put %s: the key exists: %w", key, err)
+	}
+	same := obj.Size == want.size
+	switch {
+	case !same:
+	case obj.ETag == want.md5 || want.multipart != "" && obj.ETag == want.multipart:
+	case md5ETag.MatchString(obj.ETag) && !strings.Contains(obj.ETag, "-"):
+		same = false
+	default:
+		if same, err = b.contentMD5(ctx, key, want.md5); err != nil {
+			return Object{}, fmt.Errorf("blob: put %s: the key exists: %w", key, err)
+		}
+	}
+	if !same {
+		return Object{Key: key, Size: want.size, MD5: want.md5}, fmt.Errorf("blob: put %s: %w with other content (%d bytes, ETag %s; the file has %d bytes, MD5 %s)", key, ErrExists, obj.Size, obj.ETag, want.size, want.md5)
+	}
+	obj.MD5, obj.Existed = want.md5, true
+	return obj, nil
+}
+
+// contentMD5 reports whether the content of key has the MD5 sum (hex).
+func (b *Bucket) contentMD5(ctx context.Context, key, sum string) (bool, error) {
+	r, err := b.Get(ctx, key)
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	h := md5.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return false, fmt.Errorf("blob: get %s: %w", key, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)) == sum, nil
 }
 
 // PutNew creates key with data, or fails with ErrExists when the key is

@@ -3,10 +3,18 @@
 // corrupts multipart uploads over TLS). A switch makes it answer 503 to
 // everything, as a store that is down; every request is recorded, so tests
 // judge uploads from the server side.
+//
+// Conditional writes are served as AWS S3 serves them: a PUT, or the
+// completion of a multipart upload, with If-None-Match: * is refused with
+// 412 PreconditionFailed when the key exists (gofakes3 checks PUTs; the
+// completion is checked here). SetNoConditional makes the server answer
+// such requests 501 NotImplemented instead, as stores without conditional
+// writes do.
 package blobtest
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +26,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
@@ -49,6 +58,7 @@ type Server struct {
 	backend *s3mem.Backend
 	srv     *httptest.Server
 	down    atomic.Bool
+	noCond  atomic.Bool
 
 	mu       sync.Mutex
 	requests []Request
@@ -73,6 +83,29 @@ func New(t testing.TB, bucket string) *Server {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			_, _ = io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>down for a test</Message></Error>`)
 			return
+		}
+		if r.Header.Get("If-None-Match") != "" && s.noCond.Load() {
+			req.Status = http.StatusNotImplemented
+			s.record(req)
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(http.StatusNotImplemented)
+			_, _ = io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>NotImplemented</Code><Message>A header you provided implies functionality that is not implemented</Message><Header>If-None-Match</Header></Error>`)
+			return
+		}
+		if r.Method == http.MethodPost && r.URL.Query().Has("uploadId") && r.Header.Get("If-None-Match") == "*" {
+			// gofakes3 completes a multipart upload whatever the
+			// condition: check it here, as S3 does.
+			bucket, key, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+			if _, err := s.backend.HeadObject(bucket, key); err == nil {
+				req.Status = http.StatusPreconditionFailed
+				s.record(req)
+				_, _ = io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "application/xml")
+				w.WriteHeader(http.StatusPreconditionFailed)
+				_, _ = io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message><Condition>If-None-Match</Condition></Error>`)
+				return
+			}
 		}
 		if r.Method == http.MethodPut && r.URL.Query().Has("partNumber") &&
 			r.Header.Get("X-Amz-Content-Sha256") == "STREAMING-AWS4-HMAC-SHA256-PAYLOAD" {
@@ -109,6 +142,21 @@ func (s *Server) record(r Request) {
 // SetDown makes the server answer every request with 503 SlowDown (true)
 // or serve again (false).
 func (s *Server) SetDown(down bool) { s.down.Store(down) }
+
+// SetNoConditional makes the server answer every request with an
+// If-None-Match header 501 NotImplemented (true), as a store without
+// conditional writes, or honour the header again (false).
+func (s *Server) SetNoConditional(no bool) { s.noCond.Store(no) }
+
+// Put stores data under key directly in the backend (another writer's
+// object).
+func (s *Server) Put(t testing.TB, key string, data []byte) {
+	t.Helper()
+	meta := map[string]string{"Last-Modified": time.Now().UTC().Format(http.TimeFormat)}
+	if _, err := s.backend.PutObject(s.Bucket, key, meta, bytes.NewReader(data), int64(len(data)), nil); err != nil {
+		t.Fatalf("blobtest: put %s: %v", key, err)
+	}
+}
 
 // Options are blob.Options that reach the server: path style, one try
 // per request, the smallest part size.

@@ -1,6 +1,10 @@
 package crawl
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/godwit-crawler/godwit/internal/shard"
+)
 
 func TestWWWPartner(t *testing.T) {
 	for _, tc := range []struct{ host, want string }{
@@ -8,6 +12,7 @@ func TestWWWPartner(t *testing.T) {
 		{"www.example.com", "example.com"},
 		{"example.com:8080", "www.example.com:8080"},
 		{"www.example.co.uk", "example.co.uk"},
+		{"www.www.example.com", "www.example.com"},
 		{"www.com", ""},
 		{"localhost", ""},
 		{"192.0.2.1", ""},
@@ -16,6 +21,11 @@ func TestWWWPartner(t *testing.T) {
 		got, ok := wwwPartner(tc.host)
 		if got != tc.want || ok != (tc.want != "") {
 			t.Errorf("wwwPartner(%q) = %q, %v, want %q", tc.host, got, ok, tc.want)
+		}
+		// The two names of a pair share a shard, so one process (one
+		// node of a cluster) crawls both and can compare them.
+		if ok && shard.Site(got) != shard.Site(tc.host) {
+			t.Errorf("shard.Site(%q) = %q, shard.Site(%q) = %q: a pair split over shards", tc.host, shard.Site(tc.host), got, shard.Site(got))
 		}
 	}
 }

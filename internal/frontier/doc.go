@@ -48,11 +48,18 @@
 // seen-set filter). Keys of a dropped shard stay in the filter until
 // then, and are left out of its false-positive measure.
 //
+// Every key of a host's state starts with the host's shard (shard.Of),
+// and the store records the partition it follows (partition.go): Open
+// moves the keys of a store written before hosts were sharded by site
+// (2026-11-27: www. hosts changed shard) and refuses a Partial store of
+// that kind.
+//
 // Files: frontier.go (Open, Close, the state's types), add.go (Add),
 // lease.go (Next and the ready heap), complete.go (Complete), visit.go
 // (browser sub-requests under a host's slot), operator.go (Host, Hosts,
 // URL, Control), recrawl*.go (revisit scheduling, picking, calibration),
-// ipgroups.go, importance.go, cash.go, shard.go (cluster mode), bloom.go
+// ipgroups.go, importance.go, cash.go, shard.go (cluster mode),
+// partition.go (the store's partition and its migration), bloom.go
 // (the seen-set filter), keys.go, records.go and codec.go (the stored
 // keys and values), outcome.go (outcome events).
 //

@@ -275,6 +275,10 @@ func Open(o Options) (*Frontier, error) {
 		groups:       make(map[string]*ipGroup),
 		ipVisits:     make(map[*lease]struct{}),
 	}
+	if err := f.checkPartition(o.Partial); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := f.load(o.ExpectedURLs); err != nil {
 		db.Close()
 		return nil, err

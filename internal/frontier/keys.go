@@ -9,8 +9,9 @@ import (
 	"github.com/godwit-crawler/godwit/internal/shard"
 )
 
-// Shards is P in DESIGN.md: every key starts with shard = xxhash64(host)
-// mod Shards, fixed for the life of a crawl, so cluster mode can hand a
+// Shards is P in DESIGN.md: every key starts with shard =
+// xxhash64(shard.Site(host)) mod Shards, fixed for the life of a crawl (the
+// store records the partition: partition.go), so cluster mode can hand a
 // shard's key range to another node as a unit.
 const Shards = shard.Default
 

@@ -38,7 +38,7 @@ const tagApplied = 'a'
 var shardTags = []byte{tagApplied, tagHost, tagQueue, tagRobots, tagURL, tagDue}
 
 // ShardOf is the shard of a host (its politeness key, as urlnorm.Host
-// spells it): xxhash64(host) mod Shards.
+// spells it): xxhash64(shard.Site(host)) mod Shards.
 func ShardOf(host string) uint16 { return shardOf(host) }
 
 func appliedKey(shard uint16) []byte {

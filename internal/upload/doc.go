@@ -16,12 +16,23 @@
 // # Durability
 //
 //   - A file counts as uploaded once the store has verified it
-//     (blob.Bucket.PutFile: size and ETag) and a line recording it is
+//     (blob.Bucket.PutFileNew: size and ETag) and a line recording it is
 //     appended to the manifest (Config.Manifest, JSON Lines) and fsynced.
 //     Only then, and only without Config.KeepLocal, is the local file
 //     deleted. A restart reads the manifest: it neither uploads a
 //     recorded file again nor forgets one; a crash between the upload and
-//     the manifest line costs one upload of the same bytes to the same key.
+//     the manifest line costs sending the bytes once more, to the same key,
+//     where the store refuses them (the key is taken) and the comparison
+//     finds them there already.
+//   - An upload never replaces an object (blob.Bucket.PutFileNew,
+//     If-None-Match: *). A key holding the file's bytes already counts as
+//     the file's upload (Stats.Existing); a key holding other bytes is a
+//     conflict: the object is left alone, the file and its index stay in
+//     the spool, not recorded and not tried again by this Uploader, and
+//     the conflict is logged as an error and counted (Stats.Conflicts,
+//     ConflictFiles); the other files go on. A store without conditional
+//     writes (501) is warned about once; uploads then look before they
+//     write (blob.CreateLookFirst).
 //   - When the store is down, files stay in the spool and are retried with
 //     exponential backoff and jitter. When the spool holds more than
 //     Config.SpoolMax bytes not yet uploaded, the Uploader reports pressure

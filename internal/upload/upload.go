@@ -25,9 +25,12 @@ var ErrClosed = errors.New("upload: uploader closed")
 
 // Store is what an Uploader needs of an object store; *blob.Bucket has it.
 type Store interface {
-	// PutFile uploads the file at path to key and returns once the stored
-	// object is verified.
-	PutFile(ctx context.Context, key, path string) (blob.Object, error)
+	// PutFileNew uploads the file at path to key, unless an object has
+	// the key, and returns once the stored object is verified: an object
+	// with the file's bytes already there is success (Object.Existed),
+	// one with other bytes blob.ErrExists, a store that does not support
+	// conditional writes blob.ErrNoConditional (see blob.Bucket).
+	PutFileNew(ctx context.Context, key, path string, how blob.Create) (blob.Object, error)
 }
 
 var _ Store = (*blob.Bucket)(nil)
@@ -118,8 +121,19 @@ type Stats struct {
 	PendingBytes  int64
 	Failures      int    // failed uploads
 	LastError     string // of the last failed upload, "" after a success
-	Full          bool   // PendingBytes is over SpoolMax
-	Scans         int    // looks at the spool
+	// Conflicts counts files whose key held another object with other
+	// bytes: the object is not replaced and the file stays in the spool,
+	// not uploaded (ConflictFiles names them). Not counted in Pending.
+	Conflicts     int
+	ConflictFiles []string
+	// Existing counts files whose key already held their bytes (an
+	// upload retried after its answer was lost): recorded without a write.
+	Existing int
+	// Unconditional: the store answered that it does not support
+	// conditional writes, and uploads look before they write.
+	Unconditional bool
+	Full          bool // PendingBytes is over SpoolMax
+	Scans         int  // looks at the spool
 }
 
 // Uploader uploads completed files from a spool directory.
@@ -140,6 +154,11 @@ type Uploader struct {
 	done    map[string]Entry // by file name
 	days    map[string]string
 	stats   Stats
+	// conflicts are the stems (a WARC and its index) whose upload found
+	// another object under a key: neither file is uploaded by this
+	// Uploader (a restart tries again).
+	conflicts map[string]bool
+	how       blob.Create // CreateLookFirst once the store refused a condition
 }
 
 // New reads the manifest and returns an Uploader; it starts nothing. The
@@ -160,6 +179,7 @@ func New(cfg Config, store Store) (*Uploader, error) {
 		cfg: cfg, store: store, log: cfg.Logger, man: man,
 		wake: make(chan struct{}, 1), closing: make(chan struct{}), runDone: make(chan struct{}),
 		done: make(map[string]Entry, len(entries)), days: map[string]string{},
+		conflicts: map[string]bool{},
 	}
 	for _, e := range entries {
 		u.done[e.File] = e
@@ -325,6 +345,12 @@ func (u *Uploader) scan() ([]pending, error) {
 			}
 			continue
 		}
+		u.mu.Lock()
+		conflict := u.conflicts[stem(name)]
+		u.mu.Unlock()
+		if conflict {
+			continue
+		}
 		fi, err := de.Info()
 		if err != nil {
 			continue // gone meanwhile
@@ -391,9 +417,26 @@ func (u *Uploader) upload(ctx context.Context, p pending) error {
 	}
 	key := u.cfg.Prefix + day + "/" + p.name
 	start := time.Now()
-	obj, err := u.store.PutFile(ctx, key, local)
+	u.mu.Lock()
+	how := u.how
+	u.mu.Unlock()
+	obj, err := u.store.PutFileNew(ctx, key, local, how)
+	if errors.Is(err, blob.ErrNoConditional) {
+		u.log.Warn("upload: the store does not support conditional writes (If-None-Match); uploads look before they write from now on, which cannot see another writer between the look and the write", "key", key)
+		u.mu.Lock()
+		u.how, u.stats.Unconditional = blob.CreateLookFirst, true
+		u.mu.Unlock()
+		obj, err = u.store.PutFileNew(ctx, key, local, blob.CreateLookFirst)
+	}
+	if errors.Is(err, blob.ErrExists) {
+		u.conflict(p.name, key, obj, err)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("upload: %s: %w", p.name, err)
+	}
+	if obj.Existed {
+		u.log.Info("upload: the store already held this file's bytes under its key (an earlier upload); recorded without writing", "file", p.name, "key", key)
 	}
 	e := Entry{File: p.name, Key: key, Size: obj.Size, MD5: obj.MD5, ETag: obj.ETag, Uploaded: u.cfg.Now().UTC()}
 	if err := u.man.append(e); err != nil {
@@ -405,12 +448,32 @@ func (u *Uploader) upload(ctx context.Context, p pending) error {
 	u.stats.UploadedBytes += e.Size
 	u.stats.Recorded = len(u.done)
 	u.stats.LastError = ""
+	if obj.Existed {
+		u.stats.Existing++
+	}
 	u.mu.Unlock()
 	u.log.Debug("uploaded", "file", p.name, "key", key, "bytes", e.Size, "took", time.Since(start).Round(time.Millisecond))
 	if !u.cfg.KeepLocal {
 		u.remove(p.name)
 	}
 	return nil
+}
+
+// conflict handles a file whose key holds another object with other
+// bytes (another writer's file of the same name): the object is not
+// replaced, the file and its index stay in the spool, not uploaded, and
+// the conflict is reported as an error (log, Stats, the crawl's summary
+// and metrics). The spool goes on with the other files. A restart tries
+// the file again, and reports it again if the key is still taken.
+func (u *Uploader) conflict(name, key string, obj blob.Object, err error) {
+	u.mu.Lock()
+	u.conflicts[stem(name)] = true
+	u.stats.Conflicts++
+	u.stats.ConflictFiles = append(u.stats.ConflictFiles, name)
+	u.stats.LastError = err.Error()
+	u.mu.Unlock()
+	u.log.Error("upload: the store holds another file under this file's key; it was not replaced, and this file (with its index) stays in the spool, not uploaded: rename or move one of them and run again",
+		"file", name, "key", key, "md5", obj.MD5, "err", err)
 }
 
 // remove deletes the local copy of an uploaded file.

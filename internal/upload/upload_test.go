@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,13 +69,13 @@ type watchedStore struct {
 	failFirst bool
 }
 
-func (w *watchedStore) PutFile(ctx context.Context, key, path string) (blob.Object, error) {
+func (w *watchedStore) PutFileNew(ctx context.Context, key, path string, how blob.Create) (blob.Object, error) {
 	w.mu.Lock()
 	if _, err := os.Stat(path); err != nil {
 		w.vanished = append(w.vanished, path)
 	}
 	w.mu.Unlock()
-	obj, err := w.Store.PutFile(ctx, key, path)
+	obj, err := w.Store.PutFileNew(ctx, key, path, how)
 	if err != nil {
 		return obj, err
 	}
@@ -185,9 +187,13 @@ func TestUploadStoreDownThenUp(t *testing.T) {
 			t.Errorf("index of %s in the store does not index it:\n%s", name, idx)
 		}
 		for _, k := range []string{key(name), key(warc.CDXJName(name))} {
-			// Two puts: the first "failed verification" (watchedStore).
-			if n := s.Puts("pre/" + k); n != 2 {
-				t.Errorf("server stored %s %d times, want 2 (one refused by verification, one good)", k, n)
+			// The first put "failed verification" (watchedStore); the
+			// retry found the same bytes there and wrote nothing.
+			if n := s.Puts("pre/" + k); n != 1 {
+				t.Errorf("server stored %s %d times, want once (the retry must not replace it)", k, n)
+			}
+			if n := refused(s, "pre/"+k); n != 1 {
+				t.Errorf("server refused %d conditional puts of %s, want the retry's", n, k)
 			}
 		}
 		if _, err := os.Stat(filepath.Join(cfg.Dir, name)); !errors.Is(err, os.ErrNotExist) {
@@ -196,6 +202,9 @@ func TestUploadStoreDownThenUp(t *testing.T) {
 	}
 	if len(store.vanished) > 0 {
 		t.Errorf("files deleted before a verified upload: %q", store.vanished)
+	}
+	if st := u.Stats(); st.Existing != 4 || st.Conflicts != 0 {
+		t.Errorf("Stats %+v, want 4 files found already uploaded, no conflict", st)
 	}
 	pmu.Lock()
 	defer pmu.Unlock()
@@ -307,5 +316,94 @@ func TestConfigValidate(t *testing.T) {
 		if err := c.Validate(); err == nil {
 			t.Errorf("Validate(%+v) = nil, want an error", c)
 		}
+	}
+}
+
+// refused counts the server's 412 answers to puts of key.
+func refused(s *blobtest.Server, key string) int {
+	n := 0
+	for _, r := range s.Requests() {
+		if r.Path == "/"+s.Bucket+"/"+key && r.Status == http.StatusPreconditionFailed {
+			n++
+		}
+	}
+	return n
+}
+
+// A file whose key holds another writer's object (another file of the
+// same name) does not replace it: the file and its index stay in the
+// spool, not uploaded, the conflict is counted and logged as an error,
+// and the other files go up.
+func TestUploadConflict(t *testing.T) {
+	dir := t.TempDir()
+	s := blobtest.New(t, "bkt")
+	cfg := config(dir)
+	files := writeWARCs(t, cfg.Dir, 2)
+	names := slices.Sorted(maps.Keys(files))
+	theirs := []byte("another node's WARC file of the same name")
+	s.Put(t, "pre/"+key(names[0]), theirs)
+	var logs bytes.Buffer
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	u, err := upload.New(cfg, newBucket(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := start(t, u)
+	waitFor(t, "the other file's upload", func() bool { return u.Stats().Uploaded == 2 })
+	stop()
+
+	if got := s.Object(t, "pre/"+key(names[0])); !bytes.Equal(got, theirs) {
+		t.Errorf("the other writer's object was replaced")
+	}
+	if keys := s.Keys(t, "pre/"+key(warc.CDXJName(names[0]))); len(keys) != 0 {
+		t.Errorf("the conflicting file's index was uploaded: %q", keys)
+	}
+	for _, n := range []string{names[0], warc.CDXJName(names[0])} {
+		if _, err := os.Stat(filepath.Join(cfg.Dir, n)); err != nil {
+			t.Errorf("%s left the spool: %v", n, err)
+		}
+		if _, ok := u.Entry(n); ok {
+			t.Errorf("%s recorded as uploaded", n)
+		}
+	}
+	if got := s.Object(t, "pre/"+key(names[1])); !bytes.Equal(got, files[names[1]]) {
+		t.Errorf("the other file was not uploaded")
+	}
+	st := u.Stats()
+	if st.Conflicts != 1 || !slices.Equal(st.ConflictFiles, names[:1]) || st.Pending != 0 {
+		t.Errorf("Stats %+v, want one conflict naming %s", st, names[0])
+	}
+	if !strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), names[0]) {
+		t.Errorf("no error logged naming the file:\n%s", logs.String())
+	}
+}
+
+// A store without conditional writes (501 to If-None-Match): the first
+// upload says so once, and every file goes up looking first.
+func TestUploadNoConditional(t *testing.T) {
+	dir := t.TempDir()
+	s := blobtest.New(t, "bkt")
+	s.SetNoConditional(true)
+	cfg := config(dir)
+	files := writeWARCs(t, cfg.Dir, 2)
+	var logs bytes.Buffer
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	u, err := upload.New(cfg, newBucket(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := start(t, u)
+	waitFor(t, "the uploads", func() bool { return u.Stats().Uploaded == 4 })
+	stop()
+	for name, content := range files {
+		if got := s.Object(t, "pre/"+key(name)); !bytes.Equal(got, content) {
+			t.Errorf("object of %s differs from the file", name)
+		}
+	}
+	if st := u.Stats(); !st.Unconditional || st.Failures != 0 {
+		t.Errorf("Stats %+v, want Unconditional and no failure", st)
+	}
+	if n := strings.Count(logs.String(), "does not support conditional writes"); n != 1 {
+		t.Errorf("warned %d times of a store without conditional writes, want once:\n%s", n, logs.String())
 	}
 }

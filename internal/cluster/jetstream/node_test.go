@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -241,6 +242,40 @@ func TestCrawlSettingsConflict(t *testing.T) {
 	other.Shards = 32
 	if _, err := Open(t.Context(), nc, other); !errors.Is(err, ErrConflict) {
 		t.Errorf("Open with other shards = %v, want ErrConflict", err)
+	}
+}
+
+// TestCrawlOfOldPartitionRefused: a crawl created before hosts were
+// sharded by site (its record names no partition) is refused: its
+// shards' logs and snapshots hold www. hosts where this version would
+// not look for them.
+func TestCrawlOfOldPartitionRefused(t *testing.T) {
+	s := startServer(t, ServerConfig{})
+	nc := connect(t, s.ClientURL())
+	n, err := Open(t.Context(), nc, testConfig("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := n.control.Get(t.Context(), keyCrawl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(e.Value(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec["partition"] != "site" {
+		t.Errorf("crawl record %s, want partition %q", e.Value(), "site")
+	}
+	delete(rec, "partition") // as a version before 2026-11-27 wrote it
+	old, _ := json.Marshal(rec)
+	if _, err := n.control.Put(t.Context(), keyCrawl, old); err != nil {
+		t.Fatal(err)
+	}
+	n.Close()
+	_, err = Open(t.Context(), nc, testConfig("b"))
+	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "before 2026-11-27") {
+		t.Errorf("Open of a crawl of the old partition = %v, want ErrConflict saying so", err)
 	}
 }
 

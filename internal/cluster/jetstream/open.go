@@ -14,6 +14,7 @@ import (
 	js "github.com/nats-io/nats.go/jetstream"
 
 	"github.com/godwit-crawler/godwit/internal/cluster"
+	"github.com/godwit-crawler/godwit/internal/shard"
 )
 
 // ErrConflict is returned by Open when the crawl exists with settings
@@ -23,11 +24,15 @@ var ErrConflict = errors.New("jetstream: crawl exists with other settings")
 // crawlRecord is the control bucket's "crawl" key, written once when the
 // crawl is created.
 type crawlRecord struct {
-	Shards   int       `json:"shards"`
-	Streams  int       `json:"streams"`
-	Settings []byte    `json:"settings"` // base64 in JSON
-	Created  time.Time `json:"created"`
-	By       string    `json:"by"`
+	Shards  int `json:"shards"`
+	Streams int `json:"streams"`
+	// Partition is shard.Partition when the crawl was created: how hosts
+	// map to shards. Absent in a crawl created before 2026-11-27, whose
+	// hosts were sharded by name: a node of this version refuses it.
+	Partition string    `json:"partition,omitempty"`
+	Settings  []byte    `json:"settings"` // base64 in JSON
+	Created   time.Time `json:"created"`
+	By        string    `json:"by"`
 }
 
 // Open connects a node to crawl cfg.Crawl over nc: it waits for
@@ -79,7 +84,7 @@ func Open(ctx context.Context, nc *nats.Conn, cfg Config) (*Node, error) {
 // checkCrawl creates the crawl record, or refuses a node whose shards,
 // streams or settings differ from it.
 func (n *Node) checkCrawl(ctx context.Context) error {
-	mine := crawlRecord{Shards: n.cfg.Shards, Streams: n.cfg.Streams, Settings: n.cfg.Settings, Created: time.Now().UTC(), By: n.cfg.Node}
+	mine := crawlRecord{Shards: n.cfg.Shards, Streams: n.cfg.Streams, Partition: shard.Partition, Settings: n.cfg.Settings, Created: time.Now().UTC(), By: n.cfg.Node}
 	b, err := json.Marshal(mine)
 	if err != nil {
 		return fmt.Errorf("jetstream: crawl record: %w", err)
@@ -109,6 +114,13 @@ func (n *Node) checkCrawl(ctx context.Context) error {
 		return fmt.Errorf("%w: crawl %q has %d shards, this node %d", ErrConflict, n.cfg.Crawl, stored.Shards, mine.Shards)
 	case stored.Streams != mine.Streams:
 		return fmt.Errorf("%w: crawl %q has %d streams, this node %d", ErrConflict, n.cfg.Crawl, stored.Streams, mine.Streams)
+	case stored.Partition == "":
+		// Its hosts' shards (its logs, snapshots and nodes' stores) are
+		// laid out by name: this version would look for www. hosts in
+		// other shards.
+		return fmt.Errorf("%w: crawl %q was created by a godwit before 2026-11-27, which shards hosts by name (this version shards www.X with X): finish it with that version, or start a new crawl", ErrConflict, n.cfg.Crawl)
+	case stored.Partition != mine.Partition:
+		return fmt.Errorf("%w: crawl %q shards hosts by %q, this node by %q", ErrConflict, n.cfg.Crawl, stored.Partition, mine.Partition)
 	}
 	if err := n.cfg.Compatible(stored.Settings, mine.Settings); err != nil {
 		return fmt.Errorf("%w: crawl %q (created by %s at %s): %w", ErrConflict, n.cfg.Crawl, stored.By, stored.Created.Format(time.RFC3339), err)
