@@ -141,10 +141,10 @@ func (c *Crawler) discoverFrom(t Task, cands []foundURL, fetched bool) []Link {
 		c.traps.fetched(t.Host)
 	}
 	p := &page{task: t, debug: c.log.Enabled(context.Background(), slog.LevelDebug),
-		batch: make(map[string]struct{}, len(cands))}
-	// Sized for every candidate up to a point: most of a long page's
-	// links repeat one another (in-page duplicates) and never become
-	// Links, and 160 bytes each for 14,000 was 2.2 MB.
+		batch: make(map[string]struct{}, min(len(cands), maxLinksPresized))}
+	// Sized for every candidate up to a point, as the batch: most of a
+	// long page's links repeat one another (in-page duplicates) and never
+	// become Links, and 160 bytes each for 14,000 was 2.2 MB.
 	links := make([]Link, 0, min(len(cands), maxLinksPresized))
 	cd := &p.cand
 	for i := range cands {
@@ -163,8 +163,8 @@ func (c *Crawler) discoverFrom(t Task, cands []foundURL, fetched bool) []Link {
 	return links
 }
 
-// maxLinksPresized is the most Links discover allocates room for before
-// the chain has admitted them.
+// maxLinksPresized is the most Links (and in-page keys) discover
+// allocates room for before the chain has admitted them.
 const maxLinksPresized = 256
 
 // run passes cd through the chain and returns the first refusal, or pass.
