@@ -32,9 +32,13 @@ import (
 // I/O, the seen-set, is the frontier's Add, called by settle after the
 // chain.
 
-// candidate is a URL on its way through the chain: what was found, and
-// what the filters made of it so far.
-type candidate struct {
+// foundURL is a URL as a page, a redirect, a robots.txt or a sitemap gave
+// it, before the chain: what read keeps for every link of a page until
+// discover takes them one at a time. Kept apart from candidate, whose
+// chain state is 3.5 times its size: a page of 14,000 links (the Python
+// documentation's contents.html) held 4.4 MB of candidates for the whole
+// of its processing (docs/benchmarks.md, "Peak RSS on the Python docs").
+type foundURL struct {
 	raw      string
 	redirect bool
 	// sitemap > 0 marks a sitemap file at that nesting level.
@@ -46,6 +50,13 @@ type candidate struct {
 	// page or stylesheet it was found in: it takes one embed hop, not a
 	// link hop, and its own scope rule.
 	embed bool
+}
+
+// candidate is a URL on its way through the chain: what was found, and
+// what the filters made of it so far. discover passes one candidate at a
+// time; no filter keeps it.
+type candidate struct {
+	foundURL
 
 	// Set by the chain.
 	page  *page    // where it was found
@@ -71,6 +82,8 @@ type page struct {
 	hasCalendar, hasTmpl bool
 	// tmplBuf is where the template filter spells each link's template.
 	tmplBuf []byte
+	// cand is the candidate in the chain, one at a time (discoverFrom).
+	cand candidate
 }
 
 // verdict is a filter's decision: "" admits, anything else is the
@@ -116,23 +129,26 @@ func (c *Crawler) newChain() []linkFilter {
 // counted in Stats under its reason; scope decisions are logged at debug
 // level. A task that is neither a replay nor a revisit was a new page
 // fetched from t.Host, which the per-host defences count.
-func (c *Crawler) discover(t Task, cands []candidate) []Link {
+func (c *Crawler) discover(t Task, cands []foundURL) []Link {
 	return c.discoverFrom(t, cands, t.Replay == nil && !t.Revisit && t.Embed == 0)
 }
 
 // discoverFrom is discover; fetched says whether t's page was fetched (and
 // counts for its host's defences), which is not so for a replay or for the
 // sitemaps listed in a robots.txt fetched on t's lease.
-func (c *Crawler) discoverFrom(t Task, cands []candidate, fetched bool) []Link {
+func (c *Crawler) discoverFrom(t Task, cands []foundURL, fetched bool) []Link {
 	if fetched {
 		c.traps.fetched(t.Host)
 	}
 	p := &page{task: t, debug: c.log.Enabled(context.Background(), slog.LevelDebug),
-		batch: make(map[string]struct{}, len(cands))}
-	links := make([]Link, 0, len(cands))
+		batch: make(map[string]struct{}, min(len(cands), maxLinksPresized))}
+	// Sized for every candidate up to a point, as the batch: most of a
+	// long page's links repeat one another (in-page duplicates) and never
+	// become Links, and 160 bytes each for 14,000 was 2.2 MB.
+	links := make([]Link, 0, min(len(cands), maxLinksPresized))
+	cd := &p.cand
 	for i := range cands {
-		cd := &cands[i]
-		cd.page = p
+		*cd = candidate{foundURL: cands[i], page: p}
 		if cd.embed {
 			c.stats.requisitesFound.Add(1)
 		} else {
@@ -146,6 +162,10 @@ func (c *Crawler) discoverFrom(t Task, cands []candidate, fetched bool) []Link {
 	}
 	return links
 }
+
+// maxLinksPresized is the most Links (and in-page keys) discover
+// allocates room for before the chain has admitted them.
+const maxLinksPresized = 256
 
 // run passes cd through the chain and returns the first refusal, or pass.
 func (c *Crawler) run(cd *candidate) verdict {

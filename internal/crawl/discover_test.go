@@ -36,9 +36,9 @@ func TestURLTemplate(t *testing.T) {
 func crawlPage(c *Crawler, seen map[string]bool, page string, depth int, links ...string) []string {
 	u, _ := urlnorm.Parse(page)
 	task := Task{Link: Link{URL: page, Key: c.canon.Key(u), Host: hostOf(page), Depth: depth}}
-	cands := make([]candidate, len(links))
+	cands := make([]foundURL, len(links))
 	for i, l := range links {
-		cands[i] = candidate{raw: "http://" + task.Host + l}
+		cands[i] = foundURL{raw: "http://" + task.Host + l}
 	}
 	admitted := c.discover(task, cands)
 	tmpl := c.pageTemplate(task)

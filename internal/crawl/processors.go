@@ -45,7 +45,7 @@ func (c *Crawler) runProcessors(ctx context.Context, t Task, resp *fetch.Respons
 	}
 	for _, l := range res.Links {
 		if u, err := base.Parse(l); err == nil {
-			rd.cands = append(rd.cands, candidate{raw: u.String()})
+			rd.cands = append(rd.cands, foundURL{raw: u.String()})
 		}
 	}
 }

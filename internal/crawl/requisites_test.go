@@ -12,7 +12,7 @@ import (
 // embed hops are bounded; a redirect keeps the hops; and the per-host
 // page budget does not refuse it.
 func TestRequisiteChain(t *testing.T) {
-	run := func(cfg Config, page string, depth, embed int, cands ...candidate) []Link {
+	run := func(cfg Config, page string, depth, embed int, cands ...foundURL) []Link {
 		t.Helper()
 		cfg.Default()
 		cfg.MaxDepth = 2
@@ -27,9 +27,9 @@ func TestRequisiteChain(t *testing.T) {
 		return c.discover(task, cands)
 	}
 	links := run(Config{}, "http://a.example/p", 2, 0,
-		candidate{raw: "http://a.example/next"},                // a link: too deep
-		candidate{raw: "http://a.example/s.css", embed: true},  // same host
-		candidate{raw: "http://cdn.example/f.js", embed: true}, // another host
+		foundURL{raw: "http://a.example/next"},                // a link: too deep
+		foundURL{raw: "http://a.example/s.css", embed: true},  // same host
+		foundURL{raw: "http://cdn.example/f.js", embed: true}, // another host
 	)
 	if len(links) != 2 || links[0].URL != "http://a.example/s.css" || links[1].URL != "http://cdn.example/f.js" {
 		t.Fatalf("links of a page at the depth limit = %+v, want its two requisites only", links)
@@ -42,31 +42,31 @@ func TestRequisiteChain(t *testing.T) {
 
 	// Within the depth limit, the spent page budget refuses the link, not
 	// the requisite.
-	if links := run(Config{}, "http://a.example/p", 1, 0, candidate{raw: "http://a.example/other"},
-		candidate{raw: "http://a.example/i.png", embed: true}); len(links) != 1 || links[0].Embed != 1 {
+	if links := run(Config{}, "http://a.example/p", 1, 0, foundURL{raw: "http://a.example/other"},
+		foundURL{raw: "http://a.example/i.png", embed: true}); len(links) != 1 || links[0].Embed != 1 {
 		t.Errorf("on a host past its page budget: %+v, want the requisite only", links)
 	}
 
 	// Exclude rules apply; PageScope holds requisites to the pages' scope.
 	excl := Config{Exclude: ScopeRules{Prefixes: []string{"http://cdn.example/"}}}
-	if links := run(excl, "http://a.example/p", 1, 0, candidate{raw: "http://cdn.example/f.js", embed: true}); len(links) != 0 {
+	if links := run(excl, "http://a.example/p", 1, 0, foundURL{raw: "http://cdn.example/f.js", embed: true}); len(links) != 0 {
 		t.Errorf("excluded requisite admitted: %+v", links)
 	}
 	if links := run(Config{Requisites: Requisites{PageScope: true}}, "http://a.example/p", 1, 0,
-		candidate{raw: "http://cdn.example/f.js", embed: true}, candidate{raw: "http://a.example/i.png", embed: true}); len(links) != 1 || links[0].Host != "a.example" {
+		foundURL{raw: "http://cdn.example/f.js", embed: true}, foundURL{raw: "http://a.example/i.png", embed: true}); len(links) != 1 || links[0].Host != "a.example" {
 		t.Errorf("with PageScope: %+v, want the same-host requisite only", links)
 	}
 
 	// Past MaxHops (a backstop; chains' budgets bound them first), a
 	// stylesheet imports no further.
-	if links := run(Config{Requisites: Requisites{MaxHops: 3}}, "http://a.example/c.css", 1, 3, candidate{raw: "http://a.example/d.css", embed: true}); len(links) != 0 {
+	if links := run(Config{Requisites: Requisites{MaxHops: 3}}, "http://a.example/c.css", 1, 3, foundURL{raw: "http://a.example/d.css", embed: true}); len(links) != 0 {
 		t.Errorf("requisite past MaxHops admitted: %+v", links)
 	}
-	if links := run(Config{}, "http://a.example/c.css", 1, 2, candidate{raw: "http://a.example/font.woff", embed: true}); len(links) != 1 || links[0].Embed != 3 {
+	if links := run(Config{}, "http://a.example/c.css", 1, 2, foundURL{raw: "http://a.example/font.woff", embed: true}); len(links) != 1 || links[0].Embed != 3 {
 		t.Errorf("third embed hop = %+v, want admitted with Embed 3", links)
 	}
 	// A requisite's redirect target is the same requisite.
-	if links := run(Config{}, "http://cdn.example/old.png", 1, 1, candidate{raw: "http://cdn.example/new.png", redirect: true}); len(links) != 1 || links[0].Embed != 1 || links[0].Hops != 1 {
+	if links := run(Config{}, "http://cdn.example/old.png", 1, 1, foundURL{raw: "http://cdn.example/new.png", redirect: true}); len(links) != 1 || links[0].Embed != 1 || links[0].Hops != 1 {
 		t.Errorf("redirect of a requisite = %+v, want Embed 1, Hops 1", links)
 	}
 }

@@ -45,7 +45,7 @@ func robotsAllows(st RobotsState, rawURL string) bool {
 // fetchRobots spends the lease on the host's robots.txt. The task itself
 // goes back to the head of the queue untouched. It also returns the
 // sitemaps the robots.txt lists, as candidates.
-func (c *Crawler) fetchRobots(ctx context.Context, l Lease) (Outcome, []candidate) {
+func (c *Crawler) fetchRobots(ctx context.Context, l Lease) (Outcome, []foundURL) {
 	prev := l.Robots
 	target := prev.URL
 	if target == "" {
@@ -71,7 +71,7 @@ func (c *Crawler) fetchRobots(ctx context.Context, l Lease) (Outcome, []candidat
 	}
 	out := Outcome{Disposition: Requeue, Requested: true, End: now}
 	next := RobotsState{FetchedAt: now}
-	var cands []candidate
+	var cands []foundURL
 
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -125,13 +125,13 @@ func (c *Crawler) fetchRobots(ctx context.Context, l Lease) (Outcome, []candidat
 			}
 		}
 		for _, sm := range sitemaps {
-			cands = append(cands, candidate{raw: sm, sitemap: 1})
+			cands = append(cands, foundURL{raw: sm, sitemap: 1})
 		}
 		if len(sitemaps) == 0 && c.cfg.Sitemaps.Guess && (next.Status == RobotsOK || next.Status == RobotsMissing) {
 			u, err := url.Parse(target)
 			if err == nil {
 				guess := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/sitemap.xml"}
-				cands = append(cands, candidate{raw: guess.String(), sitemap: 1})
+				cands = append(cands, foundURL{raw: guess.String(), sitemap: 1})
 			}
 		}
 	}

@@ -47,17 +47,17 @@ func (s Sitemaps) Validate() error {
 
 // sitemapLinks reads a fetched sitemap file: the child sitemaps of an
 // index, or the URLs of a sitemap or feed, as candidates.
-func (c *Crawler) sitemapLinks(t Task, resp *fetch.Response) []candidate {
+func (c *Crawler) sitemapLinks(t Task, resp *fetch.Response) []foundURL {
 	body, err := c.fetcher.Decode(resp)
 	if err != nil && len(body) == 0 {
 		c.log.Info("cannot decode sitemap", "url", t.URL, "err", err)
 		return nil
 	}
-	var cands []candidate
+	var cands []foundURL
 	res, err := sitemap.Parse(bytes.NewReader(body),
 		sitemap.Options{MaxEntries: c.cfg.Sitemaps.MaxEntries, MaxBytes: c.cfg.Sitemaps.MaxBytes},
 		func(e sitemap.Entry) error {
-			cd := candidate{raw: e.URL, fromSitemap: true,
+			cd := foundURL{raw: e.URL, fromSitemap: true,
 				hints: Hints{LastMod: e.LastMod, ChangeFreq: e.ChangeFreq}}
 			if e.Priority >= 0 {
 				cd.hints.Priority, cd.hints.HasPriority = e.Priority, true

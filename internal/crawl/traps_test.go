@@ -56,9 +56,9 @@ func newTestCrawler(t *testing.T, cfg Config, seeds ...string) *Crawler {
 // returns the URLs it keeps.
 func found(c *Crawler, page string, links ...string) []string {
 	t := Task{Link: Link{URL: page, Host: hostOf(page), Depth: 1}}
-	cands := make([]candidate, len(links))
+	cands := make([]foundURL, len(links))
 	for i, l := range links {
-		cands[i] = candidate{raw: l}
+		cands[i] = foundURL{raw: l}
 	}
 	var urls []string
 	for _, l := range c.discover(t, cands) {
@@ -369,7 +369,7 @@ func TestScopeRules(t *testing.T) {
 func TestRedirectOutOfScope(t *testing.T) {
 	c := newTestCrawler(t, Config{Scope: ScopeHost}, "http://a.example/")
 	task := Task{Link: Link{URL: "http://a.example/old", Host: "a.example"}}
-	links := c.discover(task, []candidate{{raw: "http://elsewhere.example/new", redirect: true}})
+	links := c.discover(task, []foundURL{{raw: "http://elsewhere.example/new", redirect: true}})
 	if len(links) != 0 {
 		t.Errorf("a redirect out of scope was queued: %v", links)
 	}

@@ -351,7 +351,7 @@ func exchange(out *Outcome, resp *fetch.Response) {
 // reading is what a worker learnt from a response: the URLs it leads to
 // and what its page-level robots signals ask of us.
 type reading struct {
-	cands   []candidate
+	cands   []foundURL
 	signals robots.Directives
 	// simhash fingerprints the visible text of an HTML page.
 	simhash    uint64
@@ -398,7 +398,7 @@ func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) readin
 	switch s := resp.Status; {
 	case s >= 300 && s < 400:
 		if loc, ok := resp.Location(); ok {
-			rd.cands = []candidate{{raw: loc, redirect: true, sitemap: t.Sitemap}}
+			rd.cands = []foundURL{{raw: loc, redirect: true, sitemap: t.Sitemap}}
 			if t.Embed > 0 {
 				rd.chain = c.chains.take(t) // the target stays in the chain
 			}
@@ -436,9 +436,9 @@ func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) readin
 		// Requisites whatever the page's depth and robots signals: they
 		// are part of the page, not links from it (nofollow is about
 		// links).
-		rd.cands = make([]candidate, 0, len(doc.Embeds)+len(doc.Links))
+		rd.cands = make([]foundURL, 0, len(doc.Embeds)+len(doc.Links))
 		for _, e := range doc.Embeds {
-			rd.cands = append(rd.cands, candidate{raw: e.URL, embed: true})
+			rd.cands = append(rd.cands, foundURL{raw: e.URL, embed: true})
 		}
 		if rd.signals.NoFollow {
 			c.stats.nofollowPages.Add(1)
@@ -455,7 +455,7 @@ func (c *Crawler) read(ctx context.Context, t Task, resp *fetch.Response) readin
 				c.stats.nofollowLinks.Add(1)
 				continue
 			}
-			rd.cands = append(rd.cands, candidate{raw: ln.URL})
+			rd.cands = append(rd.cands, foundURL{raw: ln.URL})
 		}
 	}
 	return rd
@@ -646,7 +646,7 @@ func isCSS(t Task, resp *fetch.Response) bool {
 // cssRequisites reads a fetched stylesheet for the resources it needs:
 // its @imports and url()s, as requisites of the stylesheet, within what
 // is left of its chain's budget (requisite_chains.go), which it returns.
-func (c *Crawler) cssRequisites(t Task, resp *fetch.Response) ([]candidate, *chainBudget) {
+func (c *Crawler) cssRequisites(t Task, resp *fetch.Response) ([]foundURL, *chainBudget) {
 	chain := c.chains.take(t)
 	body, err := c.fetcher.Decode(resp)
 	if err != nil && len(body) == 0 {
@@ -669,9 +669,9 @@ func (c *Crawler) cssRequisites(t Task, resp *fetch.Response) ([]candidate, *cha
 		c.stats.requisiteHops.Add(int64(cut))
 		c.log.Debug("stylesheet chain's budget spent", "url", t.URL, "hops", t.Embed, "not followed", cut)
 	}
-	cands := make([]candidate, keep)
+	cands := make([]foundURL, keep)
 	for i, l := range links[:keep] {
-		cands[i] = candidate{raw: l.URL, embed: true}
+		cands[i] = foundURL{raw: l.URL, embed: true}
 	}
 	return cands, chain
 }

@@ -155,9 +155,9 @@ func decode(r io.Reader) (k int, entries []entry, read int64, err error) {
 
 // buildTables indexes entries in order, with buckets of exactly the right
 // size: the first pass counts, the second fills one array per table that
-// the buckets share.
+// the buckets share. An index small enough to scan gets none.
 func buildTables(k int, entries []entry) []*table {
-	if len(entries) == 0 {
+	if len(entries) <= scanEntries {
 		return nil
 	}
 	tables := newTables(k)

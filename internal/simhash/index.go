@@ -37,10 +37,17 @@ const MaxK = 3
 //
 // Memory is 16 bytes per fingerprint for the entries (fingerprint and id)
 // plus 8 bytes per table, 48 bytes at k = 3, plus the slack of bucket
-// growth, and 1.5 MiB of bucket headers per table once the first
-// fingerprint is added: measured at a million, 69 bytes per fingerprint
-// after Adds, 55 after ReadFrom (exact buckets). docs/simhash.md has the
-// numbers and why this layout and not more tables with longer keys.
+// growth, and 1.5 MiB of bucket headers per table: measured at a million,
+// 69 bytes per fingerprint after Adds, 55 after ReadFrom (exact buckets).
+// docs/simhash.md has the numbers and why this layout and not more tables
+// with longer keys.
+//
+// A small index has no tables: up to scanEntries fingerprints, Near scans
+// the entries (a few microseconds, what a probe of the tables costs at a
+// million), and the tables are built, with buckets sized exactly, when the
+// index outgrows that. So a crawl of a few thousand pages does not carry
+// the 6 MiB of bucket headers (k = 3) that its handful of fingerprints
+// would leave almost empty.
 //
 // An Index is safe for concurrent use. Add does not deduplicate: adding a
 // fingerprint twice stores it twice, and Near answers with the first.
@@ -52,8 +59,14 @@ type Index struct {
 	mu      sync.RWMutex
 	k       int
 	entries []entry
-	tables  []*table // k+1, allocated by the first Add
+	tables  []*table // k+1 once len(entries) > scanEntries, else nil
 }
+
+// scanEntries is the most fingerprints an index holds without tables.
+// Scanning 1,024 entries (16 KiB) costs about what probing the tables
+// costs at a million fingerprints, 1–2 µs (docs/simhash.md, "Memory and
+// probe cost"); the tables' bucket headers at k = 3 are 6 MiB.
+const scanEntries = 1024
 
 type entry struct {
 	fp, id uint64
@@ -100,11 +113,14 @@ func (x *Index) Add(f, id uint64) {
 	if len(x.entries) == math.MaxUint32 {
 		panic("simhash: Index.Add: index full")
 	}
-	if x.tables == nil {
-		x.tables = newTables(x.k)
-	}
 	pos := uint64(len(x.entries))
 	x.entries = append(x.entries, entry{f, id})
+	if x.tables == nil {
+		if len(x.entries) > scanEntries {
+			x.tables = buildTables(x.k, x.entries)
+		}
+		return
+	}
 	for t, tab := range x.tables {
 		b := &tab[key(f, t)]
 		*b = append(*b, uint64(tag(f, t))<<32|pos)
@@ -125,6 +141,9 @@ func newTables(k int) []*table {
 func (x *Index) Near(f uint64) (id uint64, dist int, ok bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	if x.tables == nil {
+		return x.scan(f)
+	}
 	best, bestDist := uint32(0), x.k+1
 	for t, tab := range x.tables {
 		q := tag(f, t)
@@ -146,6 +165,24 @@ func (x *Index) Near(f uint64) (id uint64, dist int, ok bool) {
 		}
 	}
 	if bestDist > x.k {
+		return 0, 0, false
+	}
+	return x.entries[best].id, bestDist, true
+}
+
+// scan is Near without tables: the closest entry within k, the first
+// among equals. x.mu is held.
+func (x *Index) scan(f uint64) (id uint64, dist int, ok bool) {
+	best, bestDist := -1, x.k+1
+	for pos, e := range x.entries {
+		if d := bits.OnesCount64(e.fp ^ f); d < bestDist {
+			best, bestDist = pos, d
+			if d == 0 {
+				break
+			}
+		}
+	}
+	if best < 0 {
 		return 0, 0, false
 	}
 	return x.entries[best].id, bestDist, true

@@ -31,7 +31,9 @@ func flip(r *rand.Rand, f uint64, n int) uint64 {
 // fingerprints, clusters of near duplicates and repeated ones, queried
 // with perturbations of 0 to 5 bits of stored fingerprints and with
 // unrelated ones: every fingerprint within k must be found (the closest,
-// the first among equals), none beyond k.
+// the first among equals), none beyond k. It queries the index as it
+// grows: small enough to be scanned, just past that (the tables built
+// from the entries at once), and grown by Adds into its tables.
 func TestNearAgreesWithScan(t *testing.T) {
 	for k := 0; k <= MaxK; k++ {
 		r := rand.New(rand.NewPCG(uint64(k), 42))
@@ -41,36 +43,44 @@ func TestNearAgreesWithScan(t *testing.T) {
 			x.Add(f, uint64(len(fps))*7+1) // ids differ from positions
 			fps = append(fps, f)
 		}
-		for range 10000 {
-			switch p := r.IntN(10); {
-			case p < 6 || len(fps) == 0:
-				add(r.Uint64())
-			case p < 9: // a near duplicate of an earlier one
-				add(flip(r, fps[r.IntN(len(fps))], r.IntN(6)))
-			default: // an exact repeat
-				add(fps[r.IntN(len(fps))])
-			}
-		}
-		if x.Len() != len(fps) {
-			t.Fatalf("k=%d: Len() = %d, want %d", k, x.Len(), len(fps))
-		}
 		hits := map[int]int{}
-		for i := range 12000 {
-			var q uint64
-			if i%6 == 5 {
-				q = r.Uint64()
-			} else {
-				q = flip(r, fps[r.IntN(len(fps))], i%6)
+		check := func(queries int) {
+			if x.Len() != len(fps) {
+				t.Fatalf("k=%d: Len() = %d, want %d", k, x.Len(), len(fps))
 			}
-			pos, dist, ok := bruteNear(fps, q, k)
-			id, gotDist, gotOK := x.Near(q)
-			want := uint64(pos)*7 + 1
-			if gotOK != ok || ok && (id != want || gotDist != dist) {
-				t.Fatalf("k=%d: Near(%#x) = %d, %d, %v; want %d, %d, %v", k, q, id, gotDist, gotOK, want, dist, ok)
+			if tables := x.tables != nil; tables != (len(fps) > scanEntries) {
+				t.Fatalf("k=%d, %d fingerprints: tables %v, want them past %d", k, len(fps), tables, scanEntries)
 			}
-			if ok {
-				hits[dist]++
+			for i := range queries {
+				var q uint64
+				if i%6 == 5 {
+					q = r.Uint64()
+				} else {
+					q = flip(r, fps[r.IntN(len(fps))], i%6)
+				}
+				pos, dist, ok := bruteNear(fps, q, k)
+				id, gotDist, gotOK := x.Near(q)
+				want := uint64(pos)*7 + 1
+				if gotOK != ok || ok && (id != want || gotDist != dist) {
+					t.Fatalf("k=%d, %d fingerprints: Near(%#x) = %d, %d, %v; want %d, %d, %v", k, len(fps), q, id, gotDist, gotOK, want, dist, ok)
+				}
+				if ok {
+					hits[dist]++
+				}
 			}
+		}
+		for _, n := range []int{100, scanEntries, scanEntries + 1, 10000} {
+			for len(fps) < n {
+				switch p := r.IntN(10); {
+				case p < 6 || len(fps) == 0:
+					add(r.Uint64())
+				case p < 9: // a near duplicate of an earlier one
+					add(flip(r, fps[r.IntN(len(fps))], r.IntN(6)))
+				default: // an exact repeat
+					add(fps[r.IntN(len(fps))])
+				}
+			}
+			check(6000)
 		}
 		t.Logf("k=%d: hits by distance %v", k, hits)
 		for d := 0; d <= k; d++ {
