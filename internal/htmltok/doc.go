@@ -1,0 +1,62 @@
+// Package htmltok implements an HTML tokenizer over a page held in
+// memory: the tokens of golang.org/x/net/html's Tokenizer (the same
+// types, the same boundaries, names, attributes and text, byte for
+// byte), found without its per-byte reads and copies.
+//
+// x/net/html's Tokenizer reads its input through an io.Reader one byte
+// at a time (a function call and a bounds check per byte), copies and
+// lower-cases every tag name and attribute key, and builds a map of the
+// keys of every tag to drop repeated ones. This one takes the whole page
+// as a []byte, finds the next '<' (and a comment's or raw text's end)
+// with bytes.IndexByte, keeps names, keys and values as spans of the
+// input, and changes bytes only when asked for them and only when they
+// change (an upper-case letter, a character reference, a CR or a NUL);
+// otherwise the slices it returns are the input itself.
+//
+// # What it follows
+//
+// The token stream is x/net/html's, not the WHATWG tokenizer's where the
+// two differ, because it replaces x/net/html under code whose results
+// (links, SimHash fingerprints stored with every URL) must not change.
+// Its functions keep the structure of x/net/html's (readTag, readComment,
+// readScript, readRawOrRCDATA, ...), so the two read side by side. What
+// it does, as x/net/html does:
+//
+//   - start and end tags, names lower-cased ASCII only, a NUL as U+FFFD;
+//     attributes unquoted, single- or double-quoted, or without a value,
+//     an '=' as the first character of a key being part of it, the first
+//     of repeated keys (ASCII case-insensitively) kept; an end tag's
+//     attributes read and dropped; a tag cut by the end of the input is
+//     no token (the tokens end);
+//   - self-closing: a '/' just before the '>' that does not end the last
+//     kept attribute's unquoted value (<p a=/> is not self-closing);
+//   - comments: <!-- ... -->, --!> too, <!--> and <!---> empty, a comment
+//     cut by the end losing its last dashes; bogus comments <?...>,
+//     </ ...> (an end tag not starting with a letter), <!...>; </> as an
+//     empty comment; no CDATA sections (they are bogus comments);
+//   - <!DOCTYPE ...> in any case;
+//   - raw text after the start tags (self-closing too) of script (with
+//     the escaping rules of <!-- and <script> inside it), style, xmp,
+//     iframe, noembed, noframes, noscript; RCDATA after title and
+//     textarea; plaintext to the end. NextIsNotRawText reads the next
+//     content as markup instead;
+//   - text: CR LF and CR as LF; NUL as U+FFFD in raw text, RCDATA and
+//     comments only; character references decoded in text, RCDATA,
+//     comments, doctypes and attribute values (there as an attribute
+//     value's: "&amp=" and "&notin" without the semicolon stay as they
+//     are), with x/net/html's table of the standard's named references.
+//
+// One departure: SetMaxToken ends the tokens (ErrTooLong) at a token of
+// that many bytes or more, counted on the token; x/net/html's SetMaxBuf
+// counts the bytes it has read for the token, which includes up to a few
+// bytes of look-ahead, so the two can stop one token apart on a token
+// within a few bytes of the limit.
+//
+// FuzzTokenizerMatchesXNet holds the token streams of the two to each
+// other (types, names, attributes, text, raw bytes), seeded with the
+// repository's HTML, fakeweb's hostile pages and, when installed, the
+// Python documentation.
+//
+// A Tokenizer is not safe for concurrent use; it never modifies its
+// input.
+package htmltok
