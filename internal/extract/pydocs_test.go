@@ -119,4 +119,3 @@ func TestPythonDocsAsBefore(t *testing.T) {
 		t.Skipf("no page of %s is the one the golden file was made from", pyDocsDir)
 	}
 }
-

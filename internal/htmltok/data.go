@@ -123,7 +123,7 @@ func (z *Tokenizer) TagName() []byte {
 	default:
 		return nil
 	}
-	return z.lower(z.buf[z.data.start:z.data.end], &z.key)
+	return z.lower(z.buf[z.data.start:z.data.end], &z.name)
 }
 
 // RawName returns the name of the current tag as it is in the input.

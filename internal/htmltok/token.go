@@ -51,6 +51,9 @@ type Tokenizer struct {
 	err  error
 	raw  span
 	data span // text, comment or doctype data; tag name
+	// reach is the furthest x/net/html's tokenizer reads for the token
+	// (its look-ahead), for SetMaxToken.
+	reach int
 	// attrs are the current start tag's attributes, the first of each key.
 	attrs []attr
 	// rawTag is the lower-case name of the element ("script", "title")
@@ -60,7 +63,7 @@ type Tokenizer struct {
 	// bytes become U+FFFD.
 	textIsRaw, convertNUL bool
 
-	text, key, val []byte // buffers for changed text, keys, values
+	text, name, key, val []byte // buffers for changed text, names, keys, values
 }
 
 // New returns a tokenizer of b.
@@ -72,11 +75,14 @@ func New(b []byte) *Tokenizer {
 
 // Reset makes z a tokenizer of b, keeping its buffers and its limit.
 func (z *Tokenizer) Reset(b []byte) {
-	*z = Tokenizer{buf: b, max: z.max, attrs: z.attrs[:0], text: z.text[:0], key: z.key[:0], val: z.val[:0]}
+	*z = Tokenizer{buf: b, max: z.max, attrs: z.attrs[:0], text: z.text[:0], name: z.name[:0], key: z.key[:0], val: z.val[:0]}
 }
 
-// SetMaxToken makes a token of n bytes or more end the tokens with
-// ErrTooLong; 0, the default, sets no limit.
+// SetMaxToken limits a token to n bytes as x/net/html's SetMaxBuf does:
+// a text or raw text token that reaches n bytes (with the look-ahead
+// x/net/html reads to find its end) is cut at n, and is the last; any
+// other token that long is not returned. Then the tokens end with
+// ErrTooLong. 0, the default, sets no limit.
 func (z *Tokenizer) SetMaxToken(n int) { z.max = n }
 
 // NextIsNotRawText makes the content of the element whose start tag is
@@ -99,9 +105,19 @@ func (z *Tokenizer) Raw() []byte { return z.buf[z.raw.start:z.raw.end] }
 
 // Next reads the next token and returns its type.
 func (z *Tokenizer) Next() TokenType {
+	z.reach = -1
 	z.tt = z.next()
-	if z.tt != ErrorToken && z.max > 0 && z.raw.end-z.raw.start >= z.max {
-		z.err, z.tt = ErrTooLong, ErrorToken
+	if z.tt != ErrorToken && z.max > 0 && max(z.reach, z.raw.end)-z.raw.start >= z.max {
+		z.err = ErrTooLong
+		if z.tt == TextToken {
+			// Cut, as x/net/html hands out what it has read; the next
+			// token is the error.
+			z.raw.end = z.raw.start + z.max
+			z.data.end = min(z.data.end, z.raw.end)
+			z.pos = z.raw.end
+			return z.tt
+		}
+		z.tt = ErrorToken
 	}
 	if z.tt == ErrorToken {
 		if z.err == nil {
@@ -160,6 +176,7 @@ func (z *Tokenizer) next() TokenType {
 		if i > z.raw.start {
 			// The text before the tag first.
 			z.pos, z.raw.end, z.data.end = i, i, i
+			z.reach = i + 2
 			return TextToken
 		}
 		switch {
@@ -457,6 +474,9 @@ func (z *Tokenizer) readRawOrRCDATA() {
 	if z.rawTag == "script" {
 		z.data.end = z.readScript(z.pos)
 		z.pos = z.data.end
+		if z.pos < len(z.buf) {
+			z.reach = z.pos + len("</script") + 1
+		}
 		z.textIsRaw = true
 		z.rawTag = ""
 		return
@@ -472,6 +492,7 @@ func (z *Tokenizer) readRawOrRCDATA() {
 		i += k
 		if i+1 < len(b) && b[i+1] == '/' && z.rawEndTag(i+2) {
 			end = i
+			z.reach = i + 2 + len(z.rawTag) + 1
 			break
 		}
 		i++
