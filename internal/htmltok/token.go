@@ -113,7 +113,7 @@ func (z *Tokenizer) Next() TokenType {
 			// Cut, as x/net/html hands out what it has read; the next
 			// token is the error.
 			z.raw.end = z.raw.start + z.max
-			z.data.end = min(z.data.end, z.raw.end)
+			z.data.end = z.raw.end
 			z.pos = z.raw.end
 			return z.tt
 		}
@@ -122,9 +122,13 @@ func (z *Tokenizer) Next() TokenType {
 	if z.tt == ErrorToken {
 		if z.err == nil {
 			// The end of the input, maybe in a tag, which is dropped: Raw
-			// is what is left, as x/net/html's.
+			// is what is left, as x/net/html's; a tag that long reached
+			// the limit first.
 			z.err = io.EOF
 			z.raw.end = len(z.buf)
+			if z.max > 0 && z.raw.end-z.raw.start >= z.max {
+				z.err = ErrTooLong
+			}
 		} else {
 			z.raw.end = z.raw.start
 		}
@@ -152,7 +156,9 @@ func (z *Tokenizer) next() TokenType {
 		} else {
 			z.readRawOrRCDATA()
 		}
-		if z.data.end > z.data.start {
+		// Empty raw text is no token, unless finding its end reached the
+		// limit (Next cuts it there).
+		if z.data.end > z.data.start || z.max > 0 && z.reach-z.raw.start >= z.max {
 			z.raw.end = z.pos
 			z.convertNUL = true
 			return TextToken
@@ -178,6 +184,17 @@ func (z *Tokenizer) next() TokenType {
 			z.pos, z.raw.end, z.data.end = i, i, i
 			z.reach = i + 2
 			return TextToken
+		}
+		if head := 2; z.max > 0 && z.max <= 3 {
+			// x/net/html reads "<x" ("</x") before it looks at a tag;
+			// when that reaches its limit, it hands it out as text.
+			if c == '/' && i+2 < n {
+				head = 3
+			}
+			if head >= z.max {
+				z.pos, z.raw.end, z.data.end = i+head, i+head, i+head
+				return TextToken
+			}
 		}
 		switch {
 		case isLetter(c):
