@@ -82,8 +82,8 @@ func unescapeInPlace(b []byte, start int, attr bool) []byte {
 			src++
 			continue
 		}
-		r1, r2, n := unescapeEntity(b[src:], attr)
-		if n == 1 && r1 == '&' {
+		r1, r2, n := reference(b[src:], attr)
+		if n == 0 {
 			b[out] = '&'
 			out++
 			src++

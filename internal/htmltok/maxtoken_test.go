@@ -51,16 +51,18 @@ func limitedTokens(page []byte, limit int, xnet bool) []token {
 
 // sameLimitedTokens fails t unless the two tokenizers, limited to limit
 // bytes a token, agree: the same tokens, a long text token cut at the
-// same byte, the same error; except that where x/net/html hands out a
-// cut comment or doctype (no caller reads them), ours ends at once, and
-// so is free of what x/net/html does after (it reads on past the limit
-// in a "<!DOCTYPE" cut by it).
+// same byte, the same error; except where x/net/html hands out a comment
+// or doctype cut by the limit, or with the look-ahead that reached it
+// ("<!>x"): no caller reads those, and ours may end there or hand out
+// the comment whole; after it, x/net/html can even read on past the
+// limit (a "<!DOCTYPE" cut by it).
 func sameLimitedTokens(t *testing.T, page []byte, limit int) {
 	t.Helper()
 	want, got := limitedTokens(page, limit, true), limitedTokens(page, limit, false)
 	for i := range min(len(want), len(got)) {
 		w, g := want[i], got[i]
-		if g.tt == html.ErrorToken && g.text == "true" && (w.tt == html.CommentToken || w.tt == html.DoctypeToken) {
+		if (w.tt == html.CommentToken || w.tt == html.DoctypeToken) && !w.equal(g) &&
+			(g.tt == html.ErrorToken && g.text == "true" || i+1 < len(want) && want[i+1].tt == html.ErrorToken && want[i+1].text == "true") {
 			return
 		}
 		if !w.equal(g) {
