@@ -23,12 +23,14 @@ const (
 	// MaxTitle is the maximum length of [Document.Title] in bytes.
 	MaxTitle = 512
 	// MaxToken bounds one token (a run of text, a tag with its
-	// attributes, a comment): the tokenizer holds a whole token in memory,
-	// so without a bound a page of one 20 MiB text run (a decompression
-	// bomb of spaces) costs several times that. Extraction stops at a
-	// longer token, keeping the links before it, and sets
-	// [Document.Truncated]. Data-URI images in attributes are the largest
-	// legitimate tokens; they stay well under this.
+	// attributes, a comment). Extraction stops at a longer token, keeping
+	// the links before it (and a long text's first MaxToken bytes), and
+	// sets [Document.Truncated], as it did when the tokenizer buffered
+	// each token (golang.org/x/net/html's SetMaxBuf: a page of one 20 MiB
+	// text run, a decompression bomb of spaces, cost several times that);
+	// the tokenizer now reads the page in place, and the bound keeps
+	// what is extracted as it was. Data-URI images in attributes are the
+	// largest legitimate tokens; they stay well under this.
 	MaxToken = 4 << 20
 )
 
