@@ -137,28 +137,29 @@ func (t *Text) Text(p []byte) {
 // (HiddenAttr of each); nil reads them from z when needed.
 func (t *Text) StartTag(z *htmltok.Tokenizer, tt htmltok.TokenType, hidden func() bool) {
 	name := z.TagName()
+	class := tagClasses[string(name)]
 	// Self-closing syntax means an empty element only in SVG and MathML;
 	// on an HTML element it is ignored.
-	selfClosing := tt == htmltok.SelfClosingTagToken && foreignTags[string(name)]
+	selfClosing := tt == htmltok.SelfClosingTagToken && class&foreignTag != 0
 	if t.skip != "" {
 		if string(name) == t.skip && !selfClosing {
 			t.depth++
 		}
 		return
 	}
-	if !inlineTags[string(name)] {
+	if class&inlineTag == 0 {
 		t.w.space()
 	}
-	if selfClosing || voidTags[string(name)] {
+	if selfClosing || class&voidTag != 0 {
 		return
 	}
 	switch {
-	case skipTags[string(name)]:
+	case class&skipTag != 0:
 	case (string(name) == "header" || string(name) == "footer") && t.sections == 0:
 	case hidden != nil && hidden():
 	case hidden == nil && hiddenByAttr(z):
 	default:
-		if sectionTags[string(name)] {
+		if class&sectionTag != 0 {
 			t.sections++
 		}
 		return
@@ -182,10 +183,11 @@ func (t *Text) EndTag(z *htmltok.Tokenizer) {
 		}
 		return
 	}
-	if sectionTags[string(name)] && t.sections > 0 {
+	class := tagClasses[string(name)]
+	if class&sectionTag != 0 && t.sections > 0 {
 		t.sections--
 	}
-	if !inlineTags[string(name)] {
+	if class&inlineTag == 0 {
 		t.w.space()
 	}
 }
@@ -235,15 +237,12 @@ func RawTagName(raw, dst []byte) (name []byte, ok bool) {
 }
 
 // hiddenByAttr reports whether the attributes of the current start tag
-// mark its element as hidden or as navigation. Most tags name neither
-// attribute anywhere in their raw text, and are decided without reading
-// (and decoding) their attributes.
+// mark its element as hidden or as navigation. Only a key of the length
+// of "hidden" or "role" is lower-cased and looked at, and only a role's
+// value decoded.
 func hiddenByAttr(z *htmltok.Tokenizer) bool {
-	if raw := z.Raw(); !ContainsFold(raw, "hidden") && !ContainsFold(raw, "role") {
-		return false
-	}
 	for i := range z.NumAttr() {
-		if HiddenAttr(z.Attr(i)) {
+		if k, _ := z.RawAttr(i); (len(k) == len("hidden") || len(k) == len("role")) && HiddenAttr(z.Attr(i)) {
 			return true
 		}
 	}
@@ -269,6 +268,31 @@ var (
 		"del", "dfn", "em", "font", "i", "ins", "kbd", "mark", "q", "s",
 		"samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr")
 )
+
+// tagClass is what the lists above say of an element, one bit a list.
+type tagClass uint8
+
+const (
+	skipTag tagClass = 1 << iota
+	sectionTag
+	foreignTag
+	voidTag
+	inlineTag
+)
+
+// tagClasses is the lists above by element name: one look-up a tag.
+var tagClasses = func() map[string]tagClass {
+	m := map[string]tagClass{}
+	for _, l := range []struct {
+		names map[string]bool
+		class tagClass
+	}{{skipTags, skipTag}, {sectionTags, sectionTag}, {foreignTags, foreignTag}, {voidTags, voidTag}, {inlineTags, inlineTag}} {
+		for n := range l.names {
+			m[n] |= l.class
+		}
+	}
+	return m
+}()
 
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
