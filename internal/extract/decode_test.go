@@ -7,17 +7,20 @@ import (
 	"golang.org/x/text/transform"
 )
 
-// TestASCIIIdentity checks what charset.asciiIdentity assumes: every
-// encoding but UTF-16 and replacement decodes the ASCII bytes it lets
-// through to themselves.
+// TestASCIIIdentity checks what charset.asciiIdentity assumes: when it
+// says an encoding decodes a body to itself, it does, on ASCII of every
+// byte (ISO-2022-JP's escapes and shifts included) and on non-ASCII; and
+// it says so of plain ASCII in every encoding but UTF-16 and
+// replacement.
 func TestASCIIIdentity(t *testing.T) {
-	var ascii []byte
+	var plain []byte
 	for b := range 0x80 {
 		if b != 0x0e && b != 0x0f && b != 0x1b {
-			ascii = append(ascii, byte(b))
+			plain = append(plain, byte(b))
 		}
 	}
-	ascii = append(ascii, "<a href=/x?q=1&amp;r=2>\\~"...)
+	plain = append(plain, "<a href=/x?q=1&amp;r=2>\\~"...)
+	bodies := [][]byte{plain, []byte("caf\xe9"), []byte("a\x1b$B0!\x1b(Bb"), []byte("a\x0eb\x0fc"), []byte("\x1b(J\\~"), []byte("\x1b")}
 	for _, label := range []string{"utf-8", "windows-1252", "iso-8859-2", "iso-8859-8-i", "koi8-r", "macintosh", "x-mac-cyrillic",
 		"windows-874", "windows-1250", "windows-1258", "ibm866", "gbk", "gb18030", "big5", "euc-jp", "iso-2022-jp", "shift_jis",
 		"euc-kr", "x-user-defined", "utf-16le", "utf-16be", "replacement"} {
@@ -26,12 +29,14 @@ func TestASCIIIdentity(t *testing.T) {
 			t.Fatalf("no encoding %q", label)
 		}
 		c := charset{name: name, enc: enc}
-		got, _, _ := transform.Bytes(enc.NewDecoder(), ascii)
-		if identity := bytes.Equal(got, ascii); c.asciiIdentity(ascii) != identity {
-			t.Errorf("%s: asciiIdentity = %v, but decoding ASCII gives it back: %v", name, c.asciiIdentity(ascii), identity)
+		for _, body := range bodies {
+			got, _, _ := transform.Bytes(enc.NewDecoder(), body)
+			if c.asciiIdentity(body) && !bytes.Equal(got, body) {
+				t.Errorf("%s: asciiIdentity(%q) = true, but it decodes to %q", name, body, got)
+			}
 		}
-		if c.asciiIdentity([]byte("caf\xe9")) {
-			t.Errorf("%s: asciiIdentity of a non-ASCII body", name)
+		if want := name != "utf-16le" && name != "utf-16be" && name != "replacement"; c.asciiIdentity(plain) != want {
+			t.Errorf("%s: asciiIdentity of plain ASCII = %v, want %v", name, c.asciiIdentity(plain), want)
 		}
 	}
 }
