@@ -55,12 +55,12 @@
 //
 // FuzzTokenizerMatchesXNet holds the token streams of the two to each
 // other (types, names, attributes, text, raw bytes) on any input, seeded
-// with edge cases, fakeweb's pages (its hostile web's tag soup and legacy
-// charsets included), the html5lib encoding tests' documents and a sample
-// of the Python documentation; TestPythonDocsMatchXNet compares all 530
-// of its pages when python3.11-doc is installed, TestEntitiesAreXNet
-// every named character reference, and FuzzMaxTokenMatchesXNet the
-// limit.
+// with edge cases, the repository's HTML, fakeweb's pages (its hostile
+// web's tag soup and legacy charsets included), the html5lib encoding
+// tests' documents and a sample of the Python documentation;
+// TestPythonDocsMatchXNet compares all 530 of its pages when
+// python3.11-doc is installed, TestEntitiesAreXNet every named character
+// reference, and FuzzMaxTokenMatchesXNet the limit.
 //
 // A Tokenizer is not safe for concurrent use; it never modifies its
 // input.

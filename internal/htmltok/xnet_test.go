@@ -268,10 +268,12 @@ func FuzzTokenizerMatchesXNet(f *testing.F) {
 	for _, p := range fakewebPages(f) {
 		f.Add(p, true)
 	}
-	if testing.Short() {
+	for _, p := range repoPages(f) {
+		f.Add(p, true)
+	}
+	if !testing.Short() {
 		// Seeds from the conformance data and the Python docs only when
 		// fuzzing or in full runs.
-	} else {
 		for _, p := range conformancePages(f) {
 			f.Add(p, false)
 		}
@@ -285,6 +287,34 @@ func FuzzTokenizerMatchesXNet(f *testing.F) {
 	f.Fuzz(func(t *testing.T, page []byte, notRaw bool) {
 		sameTokens(t, "fuzz", page, notRaw)
 	})
+}
+
+// repoPages returns the repository's own HTML files (the admin UI).
+func repoPages(t testing.TB) [][]byte {
+	var pages [][]byte
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != "../.." {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(path, ".html") || strings.HasSuffix(path, ".htm")) {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			pages = append(pages, b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) == 0 {
+		t.Fatal("no HTML file in the repository")
+	}
+	return pages
 }
 
 // conformancePages returns the documents of the html5lib encoding tests.
