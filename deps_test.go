@@ -41,6 +41,7 @@ var layers = map[string]string{
 	"internal/politeness": "leaf",
 	"internal/dedup":      "leaf",
 	"internal/simhash":    "leaf",
+	"internal/htmltok":    "leaf",
 	"internal/kv":         "leaf",
 	"internal/warc":       "leaf",
 	"internal/freshness":  "leaf",

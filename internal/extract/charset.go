@@ -233,6 +233,38 @@ func sniffUTF8(body []byte) bool {
 	return utf8.Valid(body)
 }
 
+// decode returns body, without its byte order mark, decoded to UTF-8,
+// invalid sequences replaced by U+FFFD: body itself when it is valid
+// UTF-8, else the whole page decoded, once.
+func (c charset) decode(body []byte) []byte {
+	body = body[c.bom:]
+	if c.name == "utf-8" && utf8.Valid(body) || c.asciiIdentity(body) {
+		return body
+	}
+	// The decoders replace what they cannot decode and fail on nothing;
+	// were one to, the tokens would end there, as they did on a reader.
+	b, _, _ := transform.Bytes(c.enc.NewDecoder(), body)
+	return b
+}
+
+// asciiIdentity reports whether c decodes body to itself: body is ASCII
+// (without the bytes ISO-2022-JP's decoder reads as escapes or errors)
+// in an encoding that maps ASCII to itself, which every one but UTF-16
+// and the replacement encoding does (TestASCIIIdentity). Most pages
+// without a declared encoding are so (read as windows-1252).
+func (c charset) asciiIdentity(body []byte) bool {
+	switch c.name {
+	case "utf-16le", "utf-16be", "replacement":
+		return false
+	}
+	for _, b := range body {
+		if b >= utf8.RuneSelf || b == 0x0e || b == 0x0f || b == 0x1b {
+			return false
+		}
+	}
+	return true
+}
+
 // reader returns body, without its byte order mark, decoded to UTF-8,
 // invalid sequences replaced by U+FFFD. A valid UTF-8 body is read as
 // is; others are decoded as they are read, in the decoder's small

@@ -3,8 +3,7 @@ package extract
 import (
 	"strings"
 
-	"golang.org/x/net/html"
-
+	"github.com/godwit-crawler/godwit/internal/htmltok"
 	"github.com/godwit-crawler/godwit/internal/simhash"
 )
 
@@ -70,12 +69,11 @@ type embedAttrs struct {
 
 // readEmbedAttrs reads the attributes of the current tag. The first of
 // repeated attributes wins, as in browsers.
-func readEmbedAttrs(z *html.Tokenizer) embedAttrs {
+func readEmbedAttrs(z *htmltok.Tokenizer) embedAttrs {
 	var a embedAttrs
 	var haveRel, haveType bool
-	var r attrReader
-	r.init(z)
-	for k, v, ok := r.next(); ok; k, v, ok = r.next() {
+	for i := range z.NumAttr() {
+		k, v := z.Attr(i)
 		switch string(k) {
 		case "href":
 			if !a.ok {

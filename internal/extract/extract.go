@@ -6,9 +6,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/net/html"
 	"golang.org/x/text/encoding"
 
+	"github.com/godwit-crawler/godwit/internal/htmltok"
 	"github.com/godwit-crawler/godwit/internal/robots"
 	"github.com/godwit-crawler/godwit/internal/simhash"
 )
@@ -23,12 +23,14 @@ const (
 	// MaxTitle is the maximum length of [Document.Title] in bytes.
 	MaxTitle = 512
 	// MaxToken bounds one token (a run of text, a tag with its
-	// attributes, a comment): the tokenizer holds a whole token in memory,
-	// so without a bound a page of one 20 MiB text run (a decompression
-	// bomb of spaces) costs several times that. Extraction stops at a
-	// longer token, keeping the links before it, and sets
-	// [Document.Truncated]. Data-URI images in attributes are the largest
-	// legitimate tokens; they stay well under this.
+	// attributes, a comment). Extraction stops at a longer token, keeping
+	// the links before it (and a long text's first MaxToken bytes), and
+	// sets [Document.Truncated], as it did when the tokenizer buffered
+	// each token (golang.org/x/net/html's SetMaxBuf: a page of one 20 MiB
+	// text run, a decompression bomb of spaces, cost several times that);
+	// the tokenizer now reads the page in place, and the bound keeps
+	// what is extracted as it was. Data-URI images in attributes are the
+	// largest legitimate tokens; they stay well under this.
 	MaxToken = 4 << 20
 )
 
@@ -178,16 +180,6 @@ func HTML(page *url.URL, body []byte, o *Options) (*Document, error) {
 	return d, nil
 }
 
-// tagName appends to dst, lower-cased, the element name of raw, the raw
-// text of a start or end tag, if it fits in cap(dst) bytes; longer names
-// (and names with a NUL byte) are none that we look for, and give "".
-// z.TagName would allocate for every tag of the page, and would consume
-// the name the text extractor (simhash) reads after.
-func tagName(raw, dst []byte) []byte {
-	name, _ := simhash.RawTagName(raw, dst)
-	return name
-}
-
 // linkAttrs are the attributes of a tag that attrs reads.
 type linkAttrs struct {
 	value, rel string
@@ -198,12 +190,11 @@ type linkAttrs struct {
 // attrs reads the attributes of the current tag and returns the value of
 // attribute name and, if wantRel, of rel. The first of repeated attributes
 // wins, as in browsers.
-func attrs(z *html.Tokenizer, name string, wantRel bool) linkAttrs {
+func attrs(z *htmltok.Tokenizer, name string, wantRel bool) linkAttrs {
 	var a linkAttrs
 	var haveRel bool
-	var r attrReader
-	r.init(z)
-	for k, v, ok := r.next(); ok; k, v, ok = r.next() {
+	for i := range z.NumAttr() {
+		k, v := z.Attr(i)
 		switch {
 		case !a.ok && string(k) == name:
 			a.value, a.ok = string(v), true
@@ -264,11 +255,10 @@ type meta struct {
 }
 
 // readMeta reads the attributes of the current <meta> tag.
-func readMeta(z *html.Tokenizer) meta {
+func readMeta(z *htmltok.Tokenizer) meta {
 	var m meta
-	var r attrReader
-	r.init(z)
-	for k, v, ok := r.next(); ok; k, v, ok = r.next() {
+	for i := range z.NumAttr() {
+		k, v := z.Attr(i)
 		switch {
 		case !m.hasName && string(k) == "name":
 			m.name, m.hasName = string(v), true

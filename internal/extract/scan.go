@@ -4,8 +4,7 @@ import (
 	"errors"
 	"net/url"
 
-	"golang.org/x/net/html"
-
+	"github.com/godwit-crawler/godwit/internal/htmltok"
 	"github.com/godwit-crawler/godwit/internal/robots"
 	"github.com/godwit-crawler/godwit/internal/simhash"
 )
@@ -20,12 +19,12 @@ func scan(page *url.URL, body []byte, cs charset, opts *Options) (*Document, *ch
 		cs:   cs,
 		d:    &Document{Encoding: cs.name, EncodingSource: cs.source},
 		text: opts.Text,
-		z:    html.NewTokenizer(cs.reader(body)),
+		z:    htmltok.New(cs.decode(body)),
 	}
 	if opts.Signals {
 		s.sig = &signalReader{}
 	}
-	s.z.SetMaxBuf(MaxToken)
+	s.z.SetMaxToken(MaxToken)
 	for s.next() {
 	}
 	if s.changed != nil {
@@ -46,7 +45,7 @@ type pass struct {
 	opts *Options
 	cs   charset
 	d    *Document
-	z    *html.Tokenizer
+	z    *htmltok.Tokenizer
 	text *simhash.Text // nil: no visible text
 	sig  *signalReader // nil: no signals
 	// sigTok is whether the current token goes to sig as a token (not
@@ -62,26 +61,24 @@ type pass struct {
 	titleDone    bool
 	foreign      int      // depth of <svg> and <math>, whose <title> is not the page's
 	changed      *charset // the encoding a <meta> declared, when the page must be read again
-	nameBuf      [8]byte
 }
 
 // next reads one token and reports whether to go on.
 func (s *pass) next() bool {
 	tt := s.z.Next()
-	s.sigTok = s.sig != nil && tt != html.ErrorToken && !s.sig.rawToken(tt, s.z.Raw())
+	s.sigTok = s.sig != nil && tt != htmltok.ErrorToken && !s.sig.rawToken(tt, s.z.Raw())
 	switch tt {
-	case html.ErrorToken:
-		// io.EOF (the readers of charset.reader have no other errors), or
-		// a token longer than MaxToken.
-		if errors.Is(s.z.Err(), html.ErrBufferExceeded) {
+	case htmltok.ErrorToken:
+		// io.EOF, or a token longer than MaxToken.
+		if errors.Is(s.z.Err(), htmltok.ErrTooLong) {
 			s.d.Truncated = true
 		}
 		return false
-	case html.TextToken:
+	case htmltok.TextToken:
 		s.textToken()
-	case html.EndTagToken:
+	case htmltok.EndTagToken:
 		s.endTag()
-	case html.StartTagToken, html.SelfClosingTagToken:
+	case htmltok.StartTagToken, htmltok.SelfClosingTagToken:
 		return s.startTag(tt)
 	}
 	return true
@@ -98,7 +95,7 @@ func (s *pass) textToken() {
 	if !s.inStyle && !title && text == nil && !s.sigTok {
 		return // nobody reads it: not unescaped
 	}
-	t := s.z.Text() // once: the tokenizer hands it out once
+	t := s.z.Text()
 	if s.inStyle {
 		s.inStyle = false
 		if scanCSS(t, s.opts.MaxLinks-len(s.embeds), func(ref, attr string) {
@@ -126,7 +123,7 @@ func (s *pass) endTag() {
 	if s.text != nil {
 		s.text.EndTag(s.z)
 	}
-	name := tagName(s.z.Raw(), s.nameBuf[:0])
+	name := s.z.TagName()
 	if s.sigTok {
 		s.sig.endTag(name)
 	}
@@ -162,16 +159,16 @@ func linkTag(name []byte) (tag, attr string) {
 
 // startTag reads a start or self-closing tag; it reports false when a
 // <meta> changed the encoding (s.changed).
-func (s *pass) startTag(tt html.TokenType) bool {
+func (s *pass) startTag(tt htmltok.TokenType) bool {
 	z := s.z
-	name := tagName(z.Raw(), s.nameBuf[:0])
+	name := z.TagName()
 	tag, attr := linkTag(name)
 	var etag string
 	if s.opts.Embeds {
 		etag = embedTag(name)
 	}
-	// The tokenizer hands each attribute out once: the attributes that
-	// anyone needs are read here, before the text sees the tag.
+	// The attributes that anyone needs are read once, here, and the text
+	// is told what they say (la.hidden).
 	var la linkAttrs
 	var ea embedAttrs
 	read := true // la holds what the text needs to know (hidden)
@@ -231,7 +228,7 @@ func (s *pass) startTag(tt html.TokenType) bool {
 // links: the base URL, the title, foreign content, <meta>, raw text read
 // as markup, inline CSS. It reports false when a <meta> changed the
 // encoding.
-func (s *pass) element(name []byte, tt html.TokenType) bool {
+func (s *pass) element(name []byte, tt htmltok.TokenType) bool {
 	switch string(name) {
 	case "base":
 		if !s.haveBase {
@@ -240,11 +237,11 @@ func (s *pass) element(name []byte, tt html.TokenType) bool {
 			}
 		}
 	case "title":
-		if tt == html.StartTagToken && !s.titleDone && s.foreign == 0 {
+		if tt == htmltok.StartTagToken && !s.titleDone && s.foreign == 0 {
 			s.inTitle = true
 		}
 	case "svg", "math":
-		if tt == html.StartTagToken {
+		if tt == htmltok.StartTagToken {
 			s.foreign++
 		}
 	case "meta":
@@ -253,7 +250,7 @@ func (s *pass) element(name []byte, tt html.TokenType) bool {
 		// Read the content as markup, not raw text.
 		s.z.NextIsNotRawText()
 	case "style":
-		s.inStyle = s.opts.Embeds && tt == html.StartTagToken
+		s.inStyle = s.opts.Embeds && tt == htmltok.StartTagToken
 	}
 	return true
 }

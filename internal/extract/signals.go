@@ -4,8 +4,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/net/html"
-
+	"github.com/godwit-crawler/godwit/internal/htmltok"
 	"github.com/godwit-crawler/godwit/internal/simhash"
 )
 
@@ -45,21 +44,21 @@ type signalReader struct {
 
 // wantsID reports whether a start tag named name may open an
 // application root, so that its id is needed.
-func (r *signalReader) wantsID(name []byte, tt html.TokenType) bool {
-	return !r.rootOpen && r.region == "" && tt == html.StartTagToken && string(name) == "div"
+func (r *signalReader) wantsID(name []byte, tt htmltok.TokenType) bool {
+	return !r.rootOpen && r.region == "" && tt == htmltok.StartTagToken && string(name) == "div"
 }
 
 // startTag takes a start tag named name (lower case, "" when unknown to
 // us); id is its id, link whether it is an a or area with a non-empty
 // href.
-func (r *signalReader) startTag(name []byte, tt html.TokenType, id string, link bool) {
+func (r *signalReader) startTag(name []byte, tt htmltok.TokenType, id string, link bool) {
 	if r.region != "" {
 		return // raw text: see rawToken
 	}
 	if r.rootOpen {
 		r.rootEmpty = false
 	}
-	start := tt == html.StartTagToken
+	start := tt == htmltok.StartTagToken
 	switch string(name) {
 	case "script":
 		r.s.Scripts++
@@ -93,11 +92,11 @@ func (r *signalReader) startTag(name []byte, tt html.TokenType, id string, link 
 // rawToken takes a token inside a raw-text region, its tt and raw text,
 // and reports whether it was raw text to the signals: every token of the
 // region but its end tag. Outside a region it reports false.
-func (r *signalReader) rawToken(tt html.TokenType, raw []byte) bool {
+func (r *signalReader) rawToken(tt htmltok.TokenType, raw []byte) bool {
 	if r.region == "" {
 		return false
 	}
-	if tt == html.EndTagToken {
+	if tt == htmltok.EndTagToken {
 		var buf [8]byte
 		if name, _ := simhash.RawTagName(raw, buf[:0]); string(name) == r.region {
 			return false

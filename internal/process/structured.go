@@ -8,8 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
+	"github.com/godwit-crawler/godwit/internal/htmltok"
 )
 
 // Structured is the built-in structured-data processor: it reads the
@@ -41,40 +40,37 @@ func (Structured) Process(ctx context.Context, p *Page) (Verdict, error) {
 		inLD    bool
 		ld      bytes.Buffer
 	)
-	z := html.NewTokenizer(bytes.NewReader(p.Body))
+	z := htmltok.New(p.Body)
 	for n := 0; ; n++ {
 		if n%4096 == 0 && ctx.Err() != nil {
 			return Verdict{}, ctx.Err()
 		}
 		tt := z.Next()
 		switch tt {
-		case html.ErrorToken:
+		case htmltok.ErrorToken:
 			if inLD { // unterminated script: use what there is
 				items, invalid, types = addJSONLD(ann, ld.Bytes(), items, invalid, types)
 			}
 			return structuredVerdict(ann, types, items, invalid), nil
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			switch atom.Lookup(name) {
-			case atom.Meta:
-				if hasAttr {
-					metaProperty(z, ann)
-				}
-			case atom.Script:
-				if hasAttr && isJSONLD(z) && tt == html.StartTagToken {
+		case htmltok.StartTagToken, htmltok.SelfClosingTagToken:
+			switch string(z.TagName()) {
+			case "meta":
+				metaProperty(z, ann)
+			case "script":
+				if isJSONLD(z) && tt == htmltok.StartTagToken {
 					inLD = true
 					ld.Reset()
 				}
-			case atom.Body:
+			case "body":
 				// OpenGraph belongs in the head, but JSON-LD may be
 				// anywhere: keep going.
 			}
-		case html.TextToken:
+		case htmltok.TextToken:
 			if inLD {
 				ld.Write(z.Raw())
 			}
-		case html.EndTagToken:
-			if name, _ := z.TagName(); inLD && atom.Lookup(name) == atom.Script {
+		case htmltok.EndTagToken:
+			if inLD && string(z.TagName()) == "script" {
 				inLD = false
 				items, invalid, types = addJSONLD(ann, ld.Bytes(), items, invalid, types)
 			}
@@ -99,11 +95,11 @@ func structuredVerdict(ann map[string]string, types []string, items, invalid int
 }
 
 // metaProperty records an OpenGraph-style <meta property=… content=…>.
-func metaProperty(z *html.Tokenizer, ann map[string]string) {
+func metaProperty(z *htmltok.Tokenizer, ann map[string]string) {
 	var prop, content string
 	var hasContent bool
-	for {
-		k, v, more := z.TagAttr()
+	for i := range z.NumAttr() {
+		k, v := z.Attr(i)
 		switch string(k) {
 		case "property", "name":
 			if prop == "" {
@@ -111,9 +107,6 @@ func metaProperty(z *html.Tokenizer, ann map[string]string) {
 			}
 		case "content":
 			content, hasContent = strings.TrimSpace(string(v)), true
-		}
-		if !more {
-			break
 		}
 	}
 	if !hasContent || !validKey(prop) {
@@ -128,17 +121,14 @@ func metaProperty(z *html.Tokenizer, ann map[string]string) {
 	}
 }
 
-func isJSONLD(z *html.Tokenizer) bool {
-	for {
-		k, v, more := z.TagAttr()
-		if string(k) == "type" {
+func isJSONLD(z *htmltok.Tokenizer) bool {
+	for i := range z.NumAttr() {
+		if k, v := z.Attr(i); string(k) == "type" {
 			t, _, _ := strings.Cut(string(v), ";")
 			return strings.EqualFold(strings.TrimSpace(t), "application/ld+json")
 		}
-		if !more {
-			return false
-		}
 	}
+	return false
 }
 
 // addJSONLD reads one JSON-LD block.

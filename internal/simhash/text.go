@@ -1,13 +1,12 @@
 package simhash
 
 import (
-	"bytes"
 	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/net/html"
+	"github.com/godwit-crawler/godwit/internal/htmltok"
 )
 
 // MaxText is the most bytes of text VisibleText returns. A megabyte of
@@ -39,14 +38,14 @@ const MaxText = 1 << 20
 // repair misnested markup: an unclosed skipped element (<nav> with no
 // </nav>) hides the rest of the page, up to </body>.
 func VisibleText(page []byte) string {
-	return visibleText(bytes.NewReader(page), len(page))
+	t := NewText(len(page))
+	t.feedBytes(page)
+	return t.String()
 }
 
 // VisibleTextFrom is VisibleText of the UTF-8 HTML that r yields; size,
-// if known, sizes the result's buffer.
-func VisibleTextFrom(r io.Reader, size int) string { return visibleText(r, size) }
-
-func visibleText(r io.Reader, size int) string {
+// if known, sizes the result's buffer. The page is read whole first.
+func VisibleTextFrom(r io.Reader, size int) string {
 	t := NewText(size)
 	t.feed(r)
 	return t.String()
@@ -54,17 +53,23 @@ func visibleText(r io.Reader, size int) string {
 
 // feed gives t every token of the page r yields, until t is full.
 func (t *Text) feed(r io.Reader) {
-	z := html.NewTokenizer(r)
-	z.SetMaxBuf(MaxText)
+	page, _ := io.ReadAll(r) // what was read before an error, as a tokenizer would
+	t.feedBytes(page)
+}
+
+// feedBytes gives t every token of page, until t is full.
+func (t *Text) feedBytes(page []byte) {
+	z := htmltok.New(page)
+	z.SetMaxToken(MaxText)
 	for !t.Full() {
 		switch tt := z.Next(); tt {
-		case html.ErrorToken:
+		case htmltok.ErrorToken:
 			return
-		case html.TextToken:
+		case htmltok.TextToken:
 			t.Text(z.Text())
-		case html.StartTagToken, html.SelfClosingTagToken:
+		case htmltok.StartTagToken, htmltok.SelfClosingTagToken:
 			t.StartTag(z, tt, nil)
-		case html.EndTagToken:
+		case htmltok.EndTagToken:
 			t.EndTag(z)
 		}
 	}
@@ -73,15 +78,13 @@ func (t *Text) feed(r io.Reader) {
 // Text builds the visible text of a page (see VisibleText) from the
 // tokens of a tokenizer its caller drives, so that a caller that reads the
 // page for other reasons (extract.HTML, for links) makes one pass over it
-// instead of two. Feed it every token of the page, in order, until Full;
-// the tokenizer must not have been asked for the tag's name or attributes
-// yet (they are read from it once). Not safe for concurrent use.
+// instead of two. Feed it every token of the page, in order, until Full.
+// Not safe for concurrent use.
 type Text struct {
 	w        textWriter
 	skip     string // name of the element being skipped, "" if none
 	depth    int    // open elements named skip, while skipping
 	sections int    // open <article>, <section>, <main>
-	nameBuf  [16]byte
 }
 
 // NewText returns an empty Text; size, if known, is the page's size and
@@ -128,34 +131,35 @@ func (t *Text) Text(p []byte) {
 }
 
 // StartTag takes the current token of z, a start tag (tt is
-// html.StartTagToken or html.SelfClosingTagToken). hidden, if not nil,
-// answers whether the tag's attributes mark its element as hidden or as
-// navigation, for a caller that has read the attributes itself
+// htmltok.StartTagToken or htmltok.SelfClosingTagToken). hidden, if not
+// nil, answers whether the tag's attributes mark its element as hidden or
+// as navigation, for a caller that has read the attributes itself
 // (HiddenAttr of each); nil reads them from z when needed.
-func (t *Text) StartTag(z *html.Tokenizer, tt html.TokenType, hidden func() bool) {
-	name := tagName(z, t.nameBuf[:0])
+func (t *Text) StartTag(z *htmltok.Tokenizer, tt htmltok.TokenType, hidden func() bool) {
+	name := z.TagName()
+	class := tagClasses[string(name)]
 	// Self-closing syntax means an empty element only in SVG and MathML;
 	// on an HTML element it is ignored.
-	selfClosing := tt == html.SelfClosingTagToken && foreignTags[string(name)]
+	selfClosing := tt == htmltok.SelfClosingTagToken && class&foreignTag != 0
 	if t.skip != "" {
 		if string(name) == t.skip && !selfClosing {
 			t.depth++
 		}
 		return
 	}
-	if !inlineTags[string(name)] {
+	if class&inlineTag == 0 {
 		t.w.space()
 	}
-	if selfClosing || voidTags[string(name)] {
+	if selfClosing || class&voidTag != 0 {
 		return
 	}
 	switch {
-	case skipTags[string(name)]:
+	case class&skipTag != 0:
 	case (string(name) == "header" || string(name) == "footer") && t.sections == 0:
 	case hidden != nil && hidden():
 	case hidden == nil && hiddenByAttr(z):
 	default:
-		if sectionTags[string(name)] {
+		if class&sectionTag != 0 {
 			t.sections++
 		}
 		return
@@ -164,8 +168,8 @@ func (t *Text) StartTag(z *html.Tokenizer, tt html.TokenType, hidden func() bool
 }
 
 // EndTag takes the current token of z, an end tag.
-func (t *Text) EndTag(z *html.Tokenizer) {
-	name := tagName(z, t.nameBuf[:0])
+func (t *Text) EndTag(z *htmltok.Tokenizer) {
+	name := z.TagName()
 	if t.skip != "" {
 		switch string(name) {
 		case t.skip:
@@ -179,16 +183,17 @@ func (t *Text) EndTag(z *html.Tokenizer) {
 		}
 		return
 	}
-	if sectionTags[string(name)] && t.sections > 0 {
+	class := tagClasses[string(name)]
+	if class&sectionTag != 0 && t.sections > 0 {
 		t.sections--
 	}
-	if !inlineTags[string(name)] {
+	if class&inlineTag == 0 {
 		t.w.space()
 	}
 }
 
 // HiddenAttr reports whether the attribute key="val" (key lower-cased, as
-// z.TagAttr returns it) marks its element as hidden or as navigation: the
+// htmltok's Attr returns it) marks its element as hidden or as navigation: the
 // hidden attribute, or a role that is a landmark of the page's frame.
 func HiddenAttr(key, val []byte) bool {
 	switch string(key) {
@@ -203,23 +208,8 @@ func HiddenAttr(key, val []byte) bool {
 	return false
 }
 
-// tagName returns the lower-cased name of the current tag, appended to
-// dst. z.TagName copies every name (and z.TagAttr every key and value)
-// to replace NUL bytes, an allocation per tag of the page; the name is
-// read from the tag's raw text instead (RawTagName), and only one longer
-// than dst's capacity or holding a NUL goes through z.TagName.
-func tagName(z *html.Tokenizer, dst []byte) []byte {
-	if name, ok := RawTagName(z.Raw(), dst); ok {
-		return name
-	}
-	name, _ := z.TagName() // U+FFFD for NUL, as the tokenizer spells it
-	return name
-}
-
 // RawTagName appends to dst, lower-cased, the element name in raw, the
-// raw text of a start or end tag (html.Tokenizer.Raw), without the
-// tokenizer's copy and without consuming its name (z.TagName can be
-// called once). ok is false, and the result dst[:0], when the name is
+// raw text of a start or end tag (htmltok.Tokenizer.Raw). ok is false, and the result dst[:0], when the name is
 // longer than cap(dst) or holds a NUL byte (which z.TagName spells
 // U+FFFD): a caller looking for known names may take that as none of
 // them.
@@ -247,22 +237,16 @@ func RawTagName(raw, dst []byte) (name []byte, ok bool) {
 }
 
 // hiddenByAttr reports whether the attributes of the current start tag
-// mark its element as hidden or as navigation. Most tags name neither
-// attribute anywhere in their raw text, and are decided without reading
-// (and copying) their attributes.
-func hiddenByAttr(z *html.Tokenizer) bool {
-	if raw := z.Raw(); !ContainsFold(raw, "hidden") && !ContainsFold(raw, "role") {
-		return false
-	}
-	for {
-		key, val, more := z.TagAttr()
-		if HiddenAttr(key, val) {
+// mark its element as hidden or as navigation. Only a key of the length
+// of "hidden" or "role" is lower-cased and looked at, and only a role's
+// value decoded.
+func hiddenByAttr(z *htmltok.Tokenizer) bool {
+	for i := range z.NumAttr() {
+		if k, _ := z.RawAttr(i); (len(k) == len("hidden") || len(k) == len("role")) && HiddenAttr(z.Attr(i)) {
 			return true
 		}
-		if !more {
-			return false
-		}
 	}
+	return false
 }
 
 var (
@@ -284,6 +268,31 @@ var (
 		"del", "dfn", "em", "font", "i", "ins", "kbd", "mark", "q", "s",
 		"samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr")
 )
+
+// tagClass is what the lists above say of an element, one bit a list.
+type tagClass uint8
+
+const (
+	skipTag tagClass = 1 << iota
+	sectionTag
+	foreignTag
+	voidTag
+	inlineTag
+)
+
+// tagClasses is the lists above by element name: one look-up a tag.
+var tagClasses = func() map[string]tagClass {
+	m := map[string]tagClass{}
+	for _, l := range []struct {
+		names map[string]bool
+		class tagClass
+	}{{skipTags, skipTag}, {sectionTags, sectionTag}, {foreignTags, foreignTag}, {voidTags, voidTag}, {inlineTags, inlineTag}} {
+		for n := range l.names {
+			m[n] |= l.class
+		}
+	}
+	return m
+}()
 
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
