@@ -44,7 +44,9 @@
 //     comments only; character references decoded in text, RCDATA,
 //     comments, doctypes and attribute values (there as an attribute
 //     value's: "&amp=" and "&notin" without the semicolon stay as they
-//     are), with x/net/html's table of the standard's named references.
+//     are), the standard's named references looked up through x/net/html's
+//     exported tokenizer once per distinct name (named.go: its table is
+//     unexported, and is not copied here).
 //
 // SetMaxToken is x/net/html's SetMaxBuf for a page in memory: a text or
 // raw-text token that reaches the limit, counting the bytes x/net/html

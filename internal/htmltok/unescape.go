@@ -29,18 +29,15 @@ func reference(s []byte, attr bool) (r1, r2 rune, n int) {
 	case attr && name[len(name)-1] != ';' && i < len(s) && s[i] == '=':
 		return 0, 0, 0
 	}
-	if r, ok := entity[string(name)]; ok && r != 0 {
-		return r, 0, i
-	}
-	if r, ok := entity2[string(name)]; ok && r[0] != 0 {
-		return r[0], r[1], i
+	if r1, r2, ok := named(name); ok {
+		return r1, r2, i
 	}
 	if !attr {
 		// The longest name without ';' that starts it: "&notit" is
 		// "¬it". Those are all 6 bytes or shorter.
 		for j := min(len(name)-1, longestEntityWithoutSemicolon); j > 1; j-- {
-			if r, ok := entity[string(name[:j])]; ok && r != 0 {
-				return r, 0, j + 1
+			if r1, r2, ok := named(name[:j]); ok {
+				return r1, r2, j + 1
 			}
 		}
 	}
