@@ -25,6 +25,10 @@ const shutdownGrace = 2 * time.Second
 //
 // Serve may be called more than once, on different listeners, at the same
 // time or one after another.
+//
+// On Linux, a TCP listener's connections are read with the kernel's
+// receive times (SO_TIMESTAMPNS), and each request that did not come
+// through the proxy is logged with its arrival (Request.Arrived).
 func (w *Web) Serve(ctx context.Context, ln net.Listener) error {
 	return w.serve(ctx, ln, nil)
 }
@@ -42,8 +46,9 @@ func (w *Web) serve(ctx context.Context, ln net.Listener, cfg *tls.Config) error
 		Handler:           w.Handler(),
 		ReadHeaderTimeout: 30 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ConnContext:       connContext,
 	}
-	if err := lifecycle.ServeHTTP(ctx, srv, ln, cfg, shutdownGrace); err != nil {
+	if err := lifecycle.ServeHTTP(ctx, srv, stampListener(ctx, ln), cfg, shutdownGrace); err != nil {
 		return fmt.Errorf("fakeweb: serve: %w", err)
 	}
 	return nil
