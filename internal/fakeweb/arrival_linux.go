@@ -73,7 +73,7 @@ func waitTimestamps(ctx context.Context) {
 		if _, err := out.Write(buf); err != nil {
 			return
 		}
-		if _, err := c.Read(buf); err != nil || !c.arr.latest().IsZero() {
+		if _, err := c.Read(buf); err != nil || !c.arr.request(false).IsZero() {
 			return
 		}
 		select {

@@ -27,10 +27,11 @@ type Request struct {
 	End   time.Time `json:"end"`
 	// Arrived, for a request that came directly (not through the proxy)
 	// to a server of Serve or ServeTLS on Linux, is when the kernel
-	// received it: the receive time (SO_TIMESTAMPNS) of the latest read
-	// on its connection before its handler was entered, which is the
-	// read that brought its last bytes (see arrivals.latest for why, and
-	// the one exception on HTTP/2). Zero elsewhere, and with Config.Now.
+	// received it: the receive time (SO_TIMESTAMPNS) of the read that
+	// brought the end of its header block (HTTP/1.1: the latest read on
+	// its connection before its handler was entered; HTTP/2: the read
+	// that ended its HEADERS; see arrivals.request for why). Zero
+	// elsewhere, with Config.Now, and when the kernel gave no time.
 	// It is before Start by the server's own lag (scheduling, TLS), which
 	// on a loaded machine reaches tens of milliseconds; the judge times
 	// a request by Arrived when it has one (Request.At).

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"time"
 
+	"golang.org/x/net/http2"
+
 	"github.com/godwit-crawler/godwit/internal/lifecycle"
 )
 
@@ -47,6 +49,16 @@ func (w *Web) serve(ctx context.Context, ln net.Listener, cfg *tls.Config) error
 		ReadHeaderTimeout: 30 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ConnContext:       connContext,
+	}
+	if cfg != nil {
+		// HTTP/2 through x/net/http2 rather than net/http's copy of it, to
+		// serve it through an h2Tap (arrival.go). ConfigureServer also
+		// has Shutdown end its connections.
+		h2 := &http2.Server{}
+		if err := http2.ConfigureServer(srv, h2); err != nil {
+			return fmt.Errorf("fakeweb: serve: %w", err)
+		}
+		srv.TLSNextProto["h2"] = serveH2(h2)
 	}
 	if err := lifecycle.ServeHTTP(ctx, srv, stampListener(ctx, ln), cfg, shutdownGrace); err != nil {
 		return fmt.Errorf("fakeweb: serve: %w", err)
