@@ -50,6 +50,9 @@ func TestCrawlDirectIPDelayByArrival(t *testing.T) {
 			judge := fakeweb.Judge{Delay: s.Delay, IPConcurrency: s.IPConcurrency, IPDelay: ipDelay}
 			r := web.Report(judge)
 			checkReport(t, r)
+			if r.IPGapViolations > 0 {
+				logShortGaps(t, web.Requests(), r.Violations)
+			}
 			judge.HandlerEntry = true
 			entry := web.Report(judge)
 
@@ -75,6 +78,32 @@ func TestCrawlDirectIPDelayByArrival(t *testing.T) {
 			t.Logf("%d requests, peaks %v; by arrival: %d gaps short of %v, smallest %v; by handler entry: %d short, smallest %v; handler entry after arrival: median %v, p99 %v, max %v",
 				r.Requests, r.IPPeak, r.IPGapViolations, ipDelay, r.IPMinGap, entry.IPGapViolations, entry.IPMinGap, q(0.5), q(0.99), lag[len(lag)-1])
 		})
+	}
+}
+
+// logShortGaps logs, for each short IP gap, the two requests it lies
+// between, with their kernel and handler times.
+func logShortGaps(t *testing.T, reqs []fakeweb.Request, vs []fakeweb.Violation) {
+	slices.SortStableFunc(reqs, func(a, b fakeweb.Request) int { return a.At().Compare(b.At()) })
+	for _, v := range vs {
+		if v.Kind != fakeweb.ViolationIPGap {
+			continue
+		}
+		for i := range reqs {
+			q := &reqs[i]
+			if q.Host != v.Host || q.Path != v.Path || !q.At().Equal(v.At) {
+				continue
+			}
+			for j := i - 1; j >= 0; j-- {
+				if p := &reqs[j]; p.Local == q.Local {
+					t.Logf("short gap: %s%s arrived %v, entered %v later; then %s%s arrived %v after it, entered %v later",
+						p.Host, p.Path, p.Arrived.Format("15:04:05.000000"), p.Start.Sub(p.Arrived),
+						q.Host, q.Path, q.Arrived.Sub(p.Arrived), q.Start.Sub(q.Arrived))
+					break
+				}
+			}
+			break
+		}
 	}
 }
 

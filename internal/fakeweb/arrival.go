@@ -127,6 +127,12 @@ func (t *h2Tap) scan(b []byte) {
 // connection, through an h2Tap when the connection keeps arrivals. It
 // does what net/http's own HTTP/2 server does (the request contexts
 // derive from the connection's, which carries the arrivals).
+//
+// x/net/http2's Server and ServeConn are deprecated in favour of
+// net/http's copy of the same server, but that one serves only the
+// *tls.Conn itself, where no tap can see the frames it reads.
+//
+//lint:ignore SA1019 the only HTTP/2 server that serves a wrapped connection (above)
 func serveH2(h2 *http2.Server) func(*http.Server, *tls.Conn, http.Handler) {
 	return func(hs *http.Server, c *tls.Conn, h http.Handler) {
 		var ctx context.Context
@@ -137,6 +143,7 @@ func serveH2(h2 *http2.Server) func(*http.Server, *tls.Conn, http.Handler) {
 		if s, ok := c.NetConn().(interface{ arrivals() *arrivals }); ok {
 			conn = newH2Tap(c, s.arrivals())
 		}
+		//lint:ignore SA1019 see serveH2
 		h2.ServeConn(conn, &http2.ServeConnOpts{Context: ctx, Handler: h, BaseConfig: hs})
 	}
 }

@@ -26,11 +26,11 @@ type Judge struct {
 	// Seeds are the URLs the crawl started from; empty means w.Seeds().
 	Seeds []string
 	// Tolerance forgives gaps short of the required gap by at most this
-	// much; zero judges strictly. The server stamps a request when its
-	// handler is entered, so a crawler that spaces the starts of its
-	// requests exactly Delay apart can be seen a little short because of
-	// network and scheduling jitter. One that waits Delay from the end of
-	// the previous response never is.
+	// much; zero judges strictly. Where the server knows a request only
+	// by its handler's entry (no Request.Arrived), a crawler that spaces
+	// the starts of its requests exactly Delay apart can be seen a little
+	// short because of scheduling jitter. One that waits Delay from the
+	// end of the previous response never is.
 	Tolerance time.Duration
 	// IPConcurrency and IPDelay are the crawler's IP budget: at most
 	// IPConcurrency requests in flight to one address (0: no bound) and
@@ -48,7 +48,8 @@ type Judge struct {
 	// (Tolerance does not apply to them). A crawler that spaces the
 	// starts of its leases to an address IPDelay apart is seen a little
 	// short when the later request reaches the server sooner after its
-	// lease than the earlier one did.
+	// lease than the earlier one did; one that spaces them from when its
+	// requests went on the wire is not, judged by Request.Arrived.
 	IPTolerance time.Duration
 	// Revisits says the crawl was asked to fetch pages again (a
 	// continuous crawl): a URL fetched after an answer is then not a

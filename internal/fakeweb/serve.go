@@ -54,7 +54,9 @@ func (w *Web) serve(ctx context.Context, ln net.Listener, cfg *tls.Config) error
 		// HTTP/2 through x/net/http2 rather than net/http's copy of it, to
 		// serve it through an h2Tap (arrival.go). ConfigureServer also
 		// has Shutdown end its connections.
+		//lint:ignore SA1019 see serveH2
 		h2 := &http2.Server{}
+		//lint:ignore SA1019 see serveH2
 		if err := http2.ConfigureServer(srv, h2); err != nil {
 			return fmt.Errorf("fakeweb: serve: %w", err)
 		}
