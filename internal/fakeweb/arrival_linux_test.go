@@ -101,7 +101,6 @@ func TestArrivedFromKernel(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer w.Close()
-			c := arrivalServer(t, w, tc.tls, tc.h2)
 			var mu sync.Mutex
 			var wrote time.Time
 			wroteCh := make(chan time.Time, 1)
@@ -115,6 +114,7 @@ func TestArrivedFromKernel(t *testing.T) {
 				mu.Unlock()
 				time.Sleep(time.Until(at.Add(late))) // the late handler under test
 			}
+			c := arrivalServer(t, w, tc.tls, tc.h2) // after w.enter is set: serving reads it
 			seed := w.Seeds()[0]
 			get(t, c, seed, func(time.Time) {})
 			before := time.Now()
@@ -158,16 +158,6 @@ func TestReportIPGapByArrival(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer w.Close()
-			c := arrivalServer(t, w, tc.tls, tc.h2)
-			seeds := w.Seeds()
-			// Open both connections (robots.txt, as a crawler would),
-			// spaced as the pages will be.
-			var last time.Time
-			for _, s := range seeds {
-				time.Sleep(time.Until(last.Add(spacing)))
-				get(t, c, s+"robots.txt", func(at time.Time) { last = at })
-			}
-			time.Sleep(time.Until(last.Add(spacing)))
 			secondIn := make(chan struct{})
 			w.enter = func(r *http.Request) {
 				switch r.URL.Path {
@@ -177,6 +167,18 @@ func TestReportIPGapByArrival(t *testing.T) {
 					close(secondIn)
 				}
 			}
+			c := arrivalServer(t, w, tc.tls, tc.h2)
+			seeds := w.Seeds()
+			// Open both connections (robots.txt, as a crawler would),
+			// spaced as the pages will be.
+			wrote := make(chan time.Time, 1) // the client's trace runs on its own goroutine
+			var last time.Time
+			for _, s := range seeds {
+				time.Sleep(time.Until(last.Add(spacing)))
+				get(t, c, s+"robots.txt", func(at time.Time) { wrote <- at })
+				last = <-wrote
+			}
+			time.Sleep(time.Until(last.Add(spacing)))
 			var wg sync.WaitGroup
 			firstWrote := make(chan time.Time, 1)
 			wg.Go(func() { get(t, c, seeds[0]+"page/1", func(at time.Time) { firstWrote <- at }) })
