@@ -117,9 +117,11 @@ func logShortGaps(t *testing.T, reqs []fakeweb.Request, vs []fakeweb.Violation) 
 // inside the sender's write, so a little before Wrote), on a loaded
 // machine too; it logs the distribution of Arrived - Wrote, and of
 // Start - Wrote (the handler's lag, which Arrived removes). The first
-// requests of h2 connections (each host's robots.txt here), which the
-// client's SETTINGS acknowledgement can follow before their handlers are
-// entered (fakeweb's arrivals.request), are logged apart.
+// requests of h2 connections (each host's robots.txt here) are logged
+// apart and held only to the lower bound: the client's SETTINGS
+// acknowledgement can reach the server while their HEADERS sit unread,
+// and the kernel keeps one time for both (fakeweb's arrivals.request;
+// 2 of 360 in 30 runs, 2.1 and 5.1 ms after the wire time).
 func TestDirectArrivalTrace(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -178,12 +180,13 @@ func TestDirectArrivalTrace(t *testing.T) {
 				}
 				d := q.Arrived.Sub(sn.wrote)
 				entry = append(entry, q.Start.Sub(sn.wrote))
-				if tc.proto == "HTTP/2.0" && q.Path == "/robots.txt" {
+				first := tc.proto == "HTTP/2.0" && q.Path == "/robots.txt"
+				if first {
 					firstH2 = append(firstH2, d)
 				} else {
 					early = append(early, d)
 				}
-				if q.Arrived.Before(sn.call) || d > time.Millisecond {
+				if q.Arrived.Before(sn.call) || !first && d > time.Millisecond {
 					t.Errorf("%s: arrived %v after Fetch was called, %v after the fetcher's wire time; want within [call, wire time + 1ms]",
 						q.RawURL, q.Arrived.Sub(sn.call), d)
 				}
