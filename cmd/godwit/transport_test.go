@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +71,30 @@ func startDirectWeb(t testing.TB, web *fakeweb.Web, addrs []string) (resolve []s
 			}
 		}
 	})
+	// Return once every address serves: a request that reaches a
+	// listener before Serve has set it up has no kernel receive time
+	// (fakeweb's Request.Arrived).
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(ca.CertPEM())
+	for i, a := range addrs {
+		target := net.JoinHostPort(a, strconv.Itoa(ports[i]))
+		if web.Config().HTTPS {
+			// A TLS handshake is the server's answer.
+			c, err := tls.Dial("tcp", target, &tls.Config{RootCAs: roots, ServerName: "probe.invalid"})
+			if err != nil {
+				t.Fatalf("fakeweb on %s: %v", target, err)
+			}
+			c.Close()
+			continue
+		}
+		tr := &http.Transport{}
+		resp, err := (&http.Client{Transport: tr}).Get("http://" + target + "/_fakeweb/seeds") // not logged
+		if err != nil {
+			t.Fatalf("fakeweb on %s: %v", target, err)
+		}
+		resp.Body.Close()
+		tr.CloseIdleConnections()
+	}
 	port := 80
 	if web.Config().HTTPS {
 		port = 443

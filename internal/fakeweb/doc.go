@@ -372,8 +372,25 @@
 //
 // # The judge
 //
-// Every request is logged with the time its handler was entered and the
-// time its response was ready. Report walks the log and counts requests
+// Every request is logged with the time its handler was entered (Start)
+// and the time its response was ready (End). A request that came directly
+// to Serve or ServeTLS on Linux also carries the time the kernel received
+// it (Arrived): each accepted connection has SO_TIMESTAMPNS set and is
+// read with recvmsg below TLS, and a request's time is the receive time
+// of the read that brought the end of its header block (over HTTP/2 an
+// h2Tap follows the frames to find its HEADERS; HTTP/2 is served by
+// golang.org/x/net/http2 for that). Handler entry lags the wire by the
+// server's own scheduling, tens of milliseconds on a loaded machine, and
+// can even reorder requests; the kernel's time does not. The judge times
+// each request by Arrived where it has one, Start otherwise
+// (Request.At), and walks the requests in that order; End is not
+// changed (taken before the first byte of the answer is written, it is
+// never later than the client could know the answer ended). Proxy
+// requests, other systems, listeners that are not TCP, a web with
+// Config.Now and the handler mounted on a server of the caller's have no
+// Arrived and are judged by Start, as before.
+//
+// Report walks the log and counts requests
 // that break a politeness rule (concurrency per host, gap between request
 // starts, robots.txt order and rules), duplicates, and requests outside the
 // ground truth, a breadth-first walk of the link graph as a correct

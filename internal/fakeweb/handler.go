@@ -62,7 +62,15 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 		rawURL = scheme + r.Host + r.RequestURI
 	}
+	var arrival time.Time
+	if !proxy && w.cfg.Now == nil { // kernel times are wall-clock times
+		arrival = arrived(r)
+	}
+	if w.enter != nil {
+		w.enter(r)
+	}
 	e := w.log.begin(Request{
+		Arrived:   arrival,
 		Method:    r.Method,
 		Host:      name,
 		Path:      reqPath,

@@ -10,8 +10,9 @@ type ipTrack struct {
 }
 
 // judgeIP holds q, a direct request, to the IP budget of its local
-// address. The log is sorted by Start, so the requests in flight when q
-// started are those before it that had not ended.
+// address, timing it by Request.At (the kernel's receive time on Linux).
+// The requests are judged in the order of At, so the requests in flight
+// when q started are those before it that had not ended.
 func (r *Report) judgeIP(ips map[string]*ipTrack, q *Request, j Judge) {
 	t := ips[q.Local]
 	if t == nil {
@@ -23,7 +24,7 @@ func (r *Report) judgeIP(ips map[string]*ipTrack, q *Request, j Judge) {
 	}
 	live := t.ends[:0]
 	for _, e := range t.ends {
-		if e.IsZero() || e.After(q.Start) {
+		if e.IsZero() || e.After(q.At()) {
 			live = append(live, e)
 		}
 	}
@@ -35,7 +36,7 @@ func (r *Report) judgeIP(ips map[string]*ipTrack, q *Request, j Judge) {
 	t.ends = append(t.ends, q.End)
 	r.IPPeak[q.Local] = max(r.IPPeak[q.Local], len(t.ends))
 	if t.requests > 0 {
-		gap := q.Start.Sub(t.lastStart)
+		gap := q.At().Sub(t.lastStart)
 		if m, ok := r.IPMinGap[q.Local]; !ok || gap < m {
 			r.IPMinGap[q.Local] = gap
 		}
@@ -45,5 +46,5 @@ func (r *Report) judgeIP(ips map[string]*ipTrack, q *Request, j Judge) {
 		}
 	}
 	t.requests++
-	t.lastStart = q.Start
+	t.lastStart = q.At()
 }

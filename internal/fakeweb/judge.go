@@ -2,6 +2,7 @@ package fakeweb
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -25,11 +26,11 @@ type Judge struct {
 	// Seeds are the URLs the crawl started from; empty means w.Seeds().
 	Seeds []string
 	// Tolerance forgives gaps short of the required gap by at most this
-	// much; zero judges strictly. The server stamps a request when its
-	// handler is entered, so a crawler that spaces the starts of its
-	// requests exactly Delay apart can be seen a little short because of
-	// network and scheduling jitter. One that waits Delay from the end of
-	// the previous response never is.
+	// much; zero judges strictly. Where the server knows a request only
+	// by its handler's entry (no Request.Arrived), a crawler that spaces
+	// the starts of its requests exactly Delay apart can be seen a little
+	// short because of scheduling jitter. One that waits Delay from the
+	// end of the previous response never is.
 	Tolerance time.Duration
 	// IPConcurrency and IPDelay are the crawler's IP budget: at most
 	// IPConcurrency requests in flight to one address (0: no bound) and
@@ -39,11 +40,16 @@ type Judge struct {
 	// judged by address.
 	IPConcurrency int
 	IPDelay       time.Duration
+	// HandlerEntry times every request by Start, its handler's entry, as
+	// the judge did before it knew Request.Arrived: for comparison only
+	// (the server's lag counts against the crawler).
+	HandlerEntry bool
 	// IPTolerance forgives IP gaps short of IPDelay by at most this much
 	// (Tolerance does not apply to them). A crawler that spaces the
 	// starts of its leases to an address IPDelay apart is seen a little
 	// short when the later request reaches the server sooner after its
-	// lease than the earlier one did.
+	// lease than the earlier one did; one that spaces them from when its
+	// requests went on the wire is not, judged by Request.Arrived.
 	IPTolerance time.Duration
 	// Revisits says the crawl was asked to fetch pages again (a
 	// continuous crawl): a URL fetched after an answer is then not a
@@ -60,7 +66,7 @@ type Judge struct {
 }
 
 // hostTrack is the judge's running state for one host while it walks the
-// log in Start order.
+// log in the order of Request.At.
 type hostTrack struct {
 	requests   int
 	lastStart  time.Time
@@ -83,6 +89,14 @@ func earliest(t *time.Time, u time.Time) {
 // Report judges the requests logged since New or the last Reset.
 func (w *Web) Report(j Judge) Report {
 	reqs := w.log.snapshot()
+	if j.HandlerEntry {
+		for i := range reqs {
+			reqs[i].Arrived = time.Time{}
+		}
+	}
+	// Judged by when each request started on the wire, as the kernel saw
+	// it where it can (Request.At), in that order.
+	slices.SortStableFunc(reqs, func(a, b Request) int { return a.At().Compare(b.At()) })
 	seeds := j.Seeds
 	if len(seeds) == 0 {
 		seeds = w.Seeds()
@@ -152,9 +166,10 @@ func (w *Web) Report(j Judge) Report {
 		requisite := w.cfg.Requisites && (res.kind == resAsset || clean == privateRequisite)
 		polite := rep.politeness()
 
-		// The log is sorted by Start, so every request that could overlap
-		// this one has been seen.
-		if h.open > 0 || h.lastEnd.After(q.Start) {
+		// reqs is sorted by At, so every request that could overlap this
+		// one has been seen.
+		at := q.At()
+		if h.open > 0 || h.lastEnd.After(at) {
 			rep.ConcurrencyViolations++
 			rep.flag(ViolationConcurrency, q, "started while an earlier request to the host was in flight")
 		}
@@ -180,7 +195,7 @@ func (w *Web) Report(j Judge) Report {
 			required = max(required, w.cfg.CrawlDelay)
 		}
 		if h.requests > 0 {
-			gap := q.Start.Sub(h.lastStart)
+			gap := at.Sub(h.lastStart)
 			if m, ok := rep.MinGap[q.Host]; !ok || gap < m {
 				rep.MinGap[q.Host] = gap
 			}
@@ -190,16 +205,16 @@ func (w *Web) Report(j Judge) Report {
 			}
 		}
 		h.requests++
-		h.lastStart = q.Start
+		h.lastStart = at
 		if q.Conditional {
 			rep.ConditionalRequests++
 		}
 		if q.Status == http.StatusNotModified {
 			rep.NotModified++
 		}
-		if !h.retryUntil.IsZero() && q.Start.After(h.retryFrom) && q.Start.Before(h.retryUntil.Add(-j.Tolerance)) {
+		if !h.retryUntil.IsZero() && at.After(h.retryFrom) && at.Before(h.retryUntil.Add(-j.Tolerance)) {
 			rep.RetryAfterViolations++
-			rep.flag(ViolationRetryAfter, q, "started %v before the time a Retry-After asked for", h.retryUntil.Sub(q.Start))
+			rep.flag(ViolationRetryAfter, q, "started %v before the time a Retry-After asked for", h.retryUntil.Sub(at))
 		}
 		if !q.RetryAfter.IsZero() {
 			rep.RetryAfterSent++
@@ -252,7 +267,7 @@ func (w *Web) Report(j Judge) Report {
 		if pagesOK != nil && res.kind == resPage && (q.Status == http.StatusOK || q.Status == http.StatusNotModified) {
 			pagesOK[host*pages+res.n] = true
 		}
-		if h.robotsDone.IsZero() || h.robotsDone.After(q.Start) {
+		if h.robotsDone.IsZero() || h.robotsDone.After(at) {
 			rep.BeforeRobots++
 			rep.flag(ViolationBeforeRobots, q, "no robots.txt response from the host was ready yet")
 		}
@@ -260,8 +275,8 @@ func (w *Web) Report(j Judge) Report {
 		case !kind.available():
 			rep.UnavailableHostRequests++
 			rep.flag(ViolationUnavailableHost, q, "the host's robots.txt is %s: nothing may be fetched", kind)
-		case kind == RobotsFlaky && !h.robotsFail.IsZero() && !h.robotsFail.After(q.Start) &&
-			(h.robotsOK.IsZero() || h.robotsOK.After(q.Start)):
+		case kind == RobotsFlaky && !h.robotsFail.IsZero() && !h.robotsFail.After(at) &&
+			(h.robotsOK.IsZero() || h.robotsOK.After(at)):
 			rep.UnavailableHostRequests++
 			rep.flag(ViolationUnavailableHost, q, "the host's robots.txt had answered 5xx and not yet 200")
 		}

@@ -25,6 +25,17 @@ type Request struct {
 	// concurrent with itself.
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
+	// Arrived, for a request that came directly (not through the proxy)
+	// to a server of Serve or ServeTLS on Linux, is when the kernel
+	// received it: the receive time (SO_TIMESTAMPNS) of the read that
+	// brought the end of its header block (HTTP/1.1: the latest read on
+	// its connection before its handler was entered; HTTP/2: the read
+	// that ended its HEADERS; see arrivals.request for why). Zero
+	// elsewhere, with Config.Now, and when the kernel gave no time.
+	// It is before Start by the server's own lag (scheduling, TLS), which
+	// on a loaded machine reaches tens of milliseconds; the judge times
+	// a request by Arrived when it has one (Request.At).
+	Arrived time.Time `json:"arrived,omitzero"`
 	// Status is the status written, or 0 if the handler gave up without
 	// answering (a hanging robots.txt, a client that went away during
 	// Latency, a web that stopped).
@@ -56,9 +67,20 @@ type Request struct {
 	Version int `json:"version,omitempty"`
 }
 
+// At is when the judge holds the request to have started: Arrived when
+// the kernel's receive time is known, otherwise Start.
+func (q *Request) At() time.Time {
+	if !q.Arrived.IsZero() {
+		return q.Arrived
+	}
+	return q.Start
+}
+
 // requestLog is the append-only record of requests. Entries are appended
-// in arrival order with Start taken under the lock, so the log is sorted
-// by Start, which the judge relies on.
+// in the order their handlers were entered with Start taken under the
+// lock, so the log is sorted by Start; not always by Arrived (handlers
+// can be entered in another order than their requests arrived), so the
+// judge sorts its copy by At.
 type requestLog struct {
 	mu   sync.Mutex
 	gen  uint64 // bumped by reset so late finishers cannot touch the new log

@@ -32,7 +32,7 @@ type Violation struct {
 	Kind   ViolationKind `json:"kind"`
 	Host   string        `json:"host"`
 	Path   string        `json:"path"`
-	At     time.Time     `json:"at"` // the Start of the offending request
+	At     time.Time     `json:"at"` // when the offending request started: its Request.At
 	Detail string        `json:"detail"`
 }
 
@@ -365,7 +365,7 @@ func (r Report) String() string {
 func (r *Report) flag(kind ViolationKind, q *Request, format string, args ...any) {
 	if len(r.Violations) < maxViolations {
 		r.Violations = append(r.Violations, Violation{
-			Kind: kind, Host: q.Host, Path: q.Path, At: q.Start, Detail: fmt.Sprintf(format, args...),
+			Kind: kind, Host: q.Host, Path: q.Path, At: q.At(), Detail: fmt.Sprintf(format, args...),
 		})
 	}
 }

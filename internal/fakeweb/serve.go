@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"time"
 
+	"golang.org/x/net/http2"
+
 	"github.com/godwit-crawler/godwit/internal/lifecycle"
 )
 
@@ -25,6 +27,10 @@ const shutdownGrace = 2 * time.Second
 //
 // Serve may be called more than once, on different listeners, at the same
 // time or one after another.
+//
+// On Linux, a TCP listener's connections are read with the kernel's
+// receive times (SO_TIMESTAMPNS), and each request that did not come
+// through the proxy is logged with its arrival (Request.Arrived).
 func (w *Web) Serve(ctx context.Context, ln net.Listener) error {
 	return w.serve(ctx, ln, nil)
 }
@@ -42,8 +48,21 @@ func (w *Web) serve(ctx context.Context, ln net.Listener, cfg *tls.Config) error
 		Handler:           w.Handler(),
 		ReadHeaderTimeout: 30 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ConnContext:       connContext,
 	}
-	if err := lifecycle.ServeHTTP(ctx, srv, ln, cfg, shutdownGrace); err != nil {
+	if cfg != nil {
+		// HTTP/2 through x/net/http2 rather than net/http's copy of it, to
+		// serve it through an h2Tap (arrival.go). ConfigureServer also
+		// has Shutdown end its connections.
+		//lint:ignore SA1019 see serveH2
+		h2 := &http2.Server{}
+		//lint:ignore SA1019 see serveH2
+		if err := http2.ConfigureServer(srv, h2); err != nil {
+			return fmt.Errorf("fakeweb: serve: %w", err)
+		}
+		srv.TLSNextProto["h2"] = serveH2(h2)
+	}
+	if err := lifecycle.ServeHTTP(ctx, srv, stampListener(ctx, ln), cfg, shutdownGrace); err != nil {
 		return fmt.Errorf("fakeweb: serve: %w", err)
 	}
 	return nil

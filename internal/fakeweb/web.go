@@ -41,6 +41,11 @@ type Web struct {
 
 	stop      chan struct{} // closed by Close; ends every wait in every handler
 	closeOnce sync.Once
+
+	// enter, if set (by tests only, before serving), is called by the
+	// handler of every logged request after its arrival is read and
+	// before Start is taken: a late handler entry.
+	enter func(*http.Request)
 }
 
 // New builds the web described by cfg after applying cfg.Default. It
@@ -202,8 +207,9 @@ func (w *Web) Page(rawURL string) (body []byte, ok bool) {
 	return bytes.Clone(resp.body), true
 }
 
-// Requests returns a copy of the request log in the order requests
-// arrived. A request still in flight has a zero End.
+// Requests returns a copy of the request log in the order the requests'
+// handlers were entered (by Start; Request.At can be in another order).
+// A request still in flight has a zero End.
 func (w *Web) Requests() []Request { return w.log.snapshot() }
 
 // Reset clears the request log so the web can judge another crawl, and
