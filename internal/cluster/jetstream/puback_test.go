@@ -156,3 +156,46 @@ func BenchmarkParseAck(b *testing.B) {
 		}
 	})
 }
+
+// TestLast: a shard's last event and last outcome, whichever subject
+// the last event is on, and not another shard's of the same stream.
+func TestLast(t *testing.T) {
+	s := startServer(t, ServerConfig{})
+	nc := connect(t, s.ClientURL())
+	n, err := Open(t.Context(), nc, testConfig("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	log := n.ShardLog()
+	pub := func(k cluster.Kind, p int) uint64 {
+		t.Helper()
+		seq, err := n.pubAck(t.Context(), &nats.Msg{Subject: Subject("test", k, p), Data: []byte("x")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return seq
+	}
+	check := func(p int, last, lastOutcome uint64) {
+		t.Helper()
+		l, lo, err := log.Last(t.Context(), p)
+		if err != nil || l != last || lo != lastOutcome {
+			t.Errorf("Last(%d) = %d, %d, %v; want %d, %d", p, l, lo, err, last, lastOutcome)
+		}
+	}
+	check(1, 0, 0)
+	links := pub(cluster.KindLinks, 1)
+	check(1, links, 0)
+	out := pub(cluster.KindOutcome, 1)
+	check(1, out, out)
+	control := pub(cluster.KindControl, 1)
+	check(1, control, out)
+	links = pub(cluster.KindLinks, 1)
+	// Shards 5 and 13 share shard 1's stream (4 streams); 13 ends in 1.
+	other := pub(cluster.KindOutcome, 13)
+	pub(cluster.KindLinks, 5)
+	check(1, links, out)
+	check(13, other, other)
+	out = pub(cluster.KindOutcome, 1)
+	check(1, out, out)
+}
