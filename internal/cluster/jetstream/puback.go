@@ -62,34 +62,38 @@ func expectLast(m *nats.Msg, seq uint64) *nats.Msg {
 }
 
 // parseAck reads the sequence of a plain acknowledgement,
-// {"stream":"NAME","seq":N} (with "domain" or other fields after the
-// sequence, in the server's order); false for any other form, an error
-// included, which the caller decodes in full.
+// {"stream":"NAME","seq":N} and nothing else; false for any other form
+// (an error, a "domain" or "duplicate" field), which the caller decodes
+// in full. What it reads, encoding/json reads alike (FuzzParseAck).
 func parseAck(b []byte) (uint64, bool) {
 	rest, ok := bytes.CutPrefix(b, []byte(`{"stream":"`))
-	if !ok || len(rest) == 0 || rest[0] == '"' {
-		return 0, false
-	}
-	end := bytes.IndexByte(rest, '"')
-	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
-		return 0, false
-	}
-	rest, ok = bytes.CutPrefix(rest[end+1:], []byte(`,"seq":`))
 	if !ok {
 		return 0, false
 	}
-	i := 0
-	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
-		i++
-	}
-	if i == 0 || i == len(rest) || (rest[i] != ',' && rest[i] != '}') {
+	end := bytes.IndexByte(rest, '"')
+	if end <= 0 {
 		return 0, false
 	}
-	seq, err := strconv.ParseUint(string(rest[:i]), 10, 64)
+	for _, c := range rest[:end] {
+		if c < 0x20 || c == '\\' {
+			return 0, false
+		}
+	}
+	digits, ok := bytes.CutPrefix(rest[end+1:], []byte(`,"seq":`))
+	if !ok {
+		return 0, false
+	}
+	digits, ok = bytes.CutSuffix(digits, []byte("}"))
+	if !ok || len(digits) == 0 || len(digits) > 1 && digits[0] == '0' {
+		return 0, false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	seq, err := strconv.ParseUint(string(digits), 10, 64)
 	if err != nil {
-		return 0, false
-	}
-	if rest[i] == ',' && bytes.Contains(rest[i:], []byte(`"error"`)) {
 		return 0, false
 	}
 	return seq, true

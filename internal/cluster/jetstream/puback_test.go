@@ -18,10 +18,15 @@ func TestParseAck(t *testing.T) {
 		ok  bool
 	}{
 		{`{"stream":"godwit_c_3","seq":42}`, 42, true},
-		{`{"stream":"s","seq":1,"domain":"hub"}`, 1, true},
 		{`{"stream":"s","seq":18446744073709551615}`, 1<<64 - 1, true},
-		{`{"stream":"s","seq":7,"duplicate":true}`, 7, true},
+		{`{"stream":"s","seq":0}`, 0, true},
 		// Anything else is left to encoding/json.
+		{`{"stream":"s","seq":1,"domain":"hub"}`, 0, false},
+		{`{"stream":"s","seq":7,"duplicate":true}`, 0, false},
+		{`{"stream":"0","seq":0,`, 0, false},
+		{`{"stream":"s","seq":01}`, 0, false},
+		{"{\"stream\":\"a\tb\",\"seq\":5}", 0, false},
+		{`{"stream":"s","seq":5} `, 0, false},
 		{`{"stream":"s","seq":18446744073709551616}`, 0, false},
 		{`{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 3"},"stream":"s","seq":0}`, 0, false},
 		{`{"stream":"s","seq":5,"error":{"code":503}}`, 0, false},
@@ -89,6 +94,14 @@ func TestPubAck(t *testing.T) {
 	third, err := n.pubAck(t.Context(), expectLast(msg(), second))
 	if err != nil || third <= second {
 		t.Errorf("publish expecting the right last sequence = %d, %v", third, err)
+	}
+	// The server's acks take the fast path (else it would never be used).
+	resp, err := nc.RequestMsgWithContext(t.Context(), msg())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seq, ok := parseAck(resp.Data); !ok || seq <= third {
+		t.Errorf("parseAck(%s) = %d, %v: the server's ack is not read by the fast path", resp.Data, seq, ok)
 	}
 	if _, err := n.pubAck(t.Context(), &nats.Msg{Subject: "nostream.here", Data: []byte("x")}); !errors.Is(err, js.ErrNoStreamResponse) || !transient(err) {
 		t.Errorf("publish to a subject of no stream = %v, want %v", err, js.ErrNoStreamResponse)
@@ -198,4 +211,31 @@ func TestLast(t *testing.T) {
 	check(13, other, other)
 	out = pub(cluster.KindOutcome, 1)
 	check(1, out, out)
+}
+
+// FuzzParseAck: whatever parseAck reads, encoding/json reads alike, as
+// a success with that sequence.
+func FuzzParseAck(f *testing.F) {
+	for _, s := range []string{
+		`{"stream":"godwit_c_3","seq":42}`,
+		`{"stream":"s","seq":1,"domain":"hub"}`,
+		`{"stream":"s","seq":5,"error":{"code":503}}`,
+		`{"error":{"code":400,"err_code":10071,"description":"wrong last sequence: 3"},"stream":"s","seq":0}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		seq, ok := parseAck(b)
+		if !ok {
+			return
+		}
+		var ack struct {
+			Error  *js.APIError `json:"error"`
+			Stream string       `json:"stream"`
+			Seq    uint64       `json:"seq"`
+		}
+		if err := json.Unmarshal(b, &ack); err != nil || ack.Error != nil || ack.Stream == "" || ack.Seq != seq {
+			t.Fatalf("parseAck(%q) = %d; encoding/json reads %+v (%v)", b, seq, ack, err)
+		}
+	})
 }
