@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/godwit-crawler/godwit/internal/crawl"
@@ -63,21 +65,33 @@ type Event struct {
 // uvarint(n), n links (as a KindLinks body) and the outcome's payload.
 // A node of an earlier version refuses such an event (ErrCorrupt) rather
 // than misreading it (docs/decisions.md, 2026-11-27).
+//
+// An event whose body is compressed with s2 (compressS2) has its version
+// raised by versionS2: 3 is version 1's layout, 4 version 2's. Only those
+// versions may carry compression 2, so a node of an earlier version
+// refuses such an event at its first byte.
 const (
 	eventVersion      = 1
 	eventVersionLinks = 2
+	versionS2         = 2
 )
 
 // Body compression, the byte after the epoch.
 const (
 	compressNone = 0
 	compressZstd = 1
+	compressS2   = 2 // s2 block format (klauspost/compress/s2); versions 3 and 4 only
 )
 
 // Limits that keep a hostile or corrupt message from costing much.
 const (
 	maxDecoded  = 64 << 20 // bytes of a decompressed body
 	minCompress = 256      // bodies shorter than this are stored as they are
+	// minZstd: bodies of at least this many bytes are compressed with
+	// zstd (a batch of links: it packs URLs tighter), shorter ones with
+	// s2 (an outcome and its page's links: zstd costs ~10 µs whatever
+	// the body, s2 ~0.5 µs; docs/decisions.md, 2026-11-27).
+	minZstd = 4096
 )
 
 // ErrCorrupt reports an event that does not decode.
@@ -115,8 +129,10 @@ func (c *Codec) Close() {
 //	version(1) kind(1) uvarint(shard) uvarint(epoch) compression(1) body
 //
 // The body of a KindLinks event is uvarint(n) and n links (see
-// appendLink); of the other kinds, the payload. The body is zstd
-// compressed (compression 1) when that makes it smaller, else stored
+// appendLink); of the other kinds, the payload. A body of minZstd bytes
+// or more is zstd compressed (compression 1), one of minCompress bytes or
+// more s2 compressed (compression 2, and the version raised by
+// versionS2), when that makes it smaller; else it is stored
 // (compression 0).
 func (c *Codec) Encode(dst []byte, e Event) ([]byte, error) {
 	if !e.Kind.valid() {
@@ -135,6 +151,7 @@ func (c *Codec) Encode(dst []byte, e Event) ([]byte, error) {
 	case len(e.Links) > 0 && e.Kind != KindLinks:
 		return dst, fmt.Errorf("cluster: encode: links in a %q event", byte(e.Kind))
 	}
+	start := len(dst)
 	dst = append(dst, version, byte(e.Kind))
 	dst = binary.AppendUvarint(dst, uint64(e.Shard))
 	dst = binary.AppendUvarint(dst, e.Epoch)
@@ -148,10 +165,20 @@ func (c *Codec) Encode(dst []byte, e Event) ([]byte, error) {
 			body = append(body, e.Payload...)
 		}
 	}
-	if len(body) >= minCompress {
+	switch {
+	case len(body) >= minZstd:
 		z := c.enc.EncodeAll(body, nil)
 		if len(z) < len(body) {
 			return append(append(dst, compressZstd), z...), nil
+		}
+	case len(body) >= minCompress:
+		// Encoded in place after the header: no buffer of its own.
+		head := len(dst) + 1
+		dst = slices.Grow(dst, 1+s2.MaxEncodedLen(len(body)))
+		z := s2.Encode(dst[head:cap(dst)], body)
+		if len(z) < len(body) {
+			dst[start] += versionS2
+			return append(dst, compressS2)[:head+len(z)], nil
 		}
 	}
 	return append(append(dst, compressNone), body...), nil
@@ -226,9 +253,13 @@ func appendString(b []byte, s string) []byte {
 // compressed.
 func (c *Codec) Decode(b []byte) (Event, error) {
 	r := reader{b: b}
-	v := r.byte()
+	raw := r.byte()
+	v, s2ok := raw, raw > eventVersionLinks
+	if s2ok {
+		v -= versionS2
+	}
 	if v != eventVersion && v != eventVersionLinks {
-		return Event{}, fmt.Errorf("%w: version %d", ErrCorrupt, v)
+		return Event{}, fmt.Errorf("%w: version %d", ErrCorrupt, raw)
 	}
 	e := Event{Kind: Kind(r.byte())}
 	shard := r.uvarint()
@@ -246,6 +277,9 @@ func (c *Codec) Decode(b []byte) (Event, error) {
 	if v == eventVersionLinks && e.Kind != KindOutcome {
 		return Event{}, fmt.Errorf("%w: version %d of a %q event", ErrCorrupt, v, byte(e.Kind))
 	}
+	if s2ok != (comp == compressS2) {
+		return Event{}, fmt.Errorf("%w: compression %d in a version %d event", ErrCorrupt, comp, raw)
+	}
 	e.Shard = int(shard)
 	body := r.b
 	switch comp {
@@ -254,6 +288,14 @@ func (c *Codec) Decode(b []byte) (Event, error) {
 		var err error
 		body, err = c.dec.DecodeAll(body, nil)
 		if err != nil {
+			return Event{}, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+	case compressS2:
+		n, err := s2.DecodedLen(body)
+		if err != nil || n > maxDecoded {
+			return Event{}, fmt.Errorf("%w: s2 body of %d bytes (%v)", ErrCorrupt, n, err)
+		}
+		if body, err = s2.Decode(nil, body); err != nil {
 			return Event{}, fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
 	default:

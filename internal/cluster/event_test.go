@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/s2"
+
 	"github.com/godwit-crawler/godwit/internal/crawl"
 )
 
@@ -88,6 +90,51 @@ func TestEventRoundTrip(t *testing.T) {
 	}
 }
 
+func s2Block(b []byte) []byte { return s2.Encode(nil, b) }
+
+// TestEventCompression: a body of minZstd bytes or more is zstd
+// compressed (version 1 or 2), a shorter one of minCompress bytes or
+// more s2 compressed (the version raised to 3 or 4), a shorter one or
+// one that does not shrink stored; each decodes to what was encoded.
+func TestEventCompression(t *testing.T) {
+	c := newCodec(t)
+	payload := bytes.Repeat([]byte("outcome "), 12) // 96 bytes
+	noise := make([]byte, 1000)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range noise {
+		noise[i] = byte(r.Uint32())
+	}
+	for _, tc := range []struct {
+		name          string
+		e             Event
+		version, comp byte
+	}{
+		{"one link", Event{Kind: KindLinks, Shard: 1, Links: sampleLinks(1)}, 1, compressNone},
+		{"8 links", Event{Kind: KindLinks, Shard: 1, Links: sampleLinks(8)}, 3, compressS2},
+		{"500 links", Event{Kind: KindLinks, Shard: 1, Links: sampleLinks(500)}, 1, compressZstd},
+		{"outcome", Event{Kind: KindOutcome, Shard: 1, Epoch: 2, Payload: payload}, 1, compressNone},
+		{"outcome, 4 links", Event{Kind: KindOutcome, Shard: 1, Epoch: 2, Links: sampleLinks(4), Payload: payload}, 4, compressS2},
+		{"outcome, 100 links", Event{Kind: KindOutcome, Shard: 1, Epoch: 2, Links: sampleLinks(100), Payload: payload}, 2, compressZstd},
+		{"incompressible", Event{Kind: KindControl, Shard: 1, Payload: noise}, 1, compressNone},
+	} {
+		b, err := c.Encode(nil, tc.e)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		// version, kind, shard 1, epoch < 128: the compression byte is b[4].
+		if b[0] != tc.version || b[4] != tc.comp {
+			t.Errorf("%s: version %d, compression %d (%d bytes); want %d, %d", tc.name, b[0], b[4], len(b), tc.version, tc.comp)
+		}
+		got, err := c.Decode(b)
+		if err != nil {
+			t.Fatalf("%s: Decode: %v", tc.name, err)
+		}
+		if !reflect.DeepEqual(got, tc.e) {
+			t.Errorf("%s: Decode(Encode(e)) = %+v, want %+v", tc.name, got, tc.e)
+		}
+	}
+}
+
 func TestEventCompresses(t *testing.T) {
 	c := newCodec(t)
 	links := sampleLinks(500)
@@ -120,6 +167,15 @@ func TestDecodeRejects(t *testing.T) {
 		"trailing":    append(bytes.Clone(good), 0),
 		"link count":  {1, 'L', 0, 0, 0, 0xff, 0xff, 0x03},
 		"zstd":        {1, 'O', 0, 0, 1, 1, 2, 3},
+		// Compression 2 (s2) only in versions 3 and 4, and only it.
+		"s2 in v1":       {1, 'O', 0, 0, compressS2, 1, 0, 'x'},
+		"s2 in v2":       {2, 'O', 0, 0, compressS2, 1, 0, 'x'},
+		"stored in v3":   {3, 'O', 0, 0, compressNone, 'x'},
+		"zstd in v4":     {4, 'O', 0, 0, compressZstd, 1, 2, 3},
+		"version 5":      {5, 'O', 0, 0, compressS2, 1, 0, 'x'},
+		"s2 garbage":     {3, 'O', 0, 0, compressS2, 9, 0xff, 0xff},
+		"s2 too large":   {3, 'O', 0, 0, compressS2, 0xff, 0xff, 0xff, 0xff, 0x0f, 0},
+		"s2 v4 no links": append([]byte{4, 'O', 0, 1, compressS2}, s2Block([]byte{0, 'x'})...),
 		// Version 2 is an outcome carrying links, and only that.
 		"links v2":      append([]byte{2}, good[1:]...),
 		"no links v2":   {2, 'O', 0, 1, 0, 0, 'x'},
@@ -212,6 +268,47 @@ func BenchmarkEncodeLinks(b *testing.B) {
 			}
 			b.ReportMetric(float64(size)/float64(n), "bytes/link")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/link")
+		})
+	}
+}
+
+// BenchmarkEncodeOutcome is what a node does per page: an outcome event
+// carrying the page's links to its own shard (3.6 a page on the
+// benchmark web), and a payload the size of frontier.EncodeOutcome's.
+func BenchmarkEncodeOutcome(b *testing.B) {
+	c := newCodec(b)
+	payload := bytes.Repeat([]byte("outcome "), 15)
+	for _, n := range []int{0, 4, 8, 30} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			e := Event{Kind: KindOutcome, Shard: 1, Epoch: 7, Links: sampleLinks(n), Payload: payload}
+			var size int
+			for b.Loop() {
+				out, err := c.Encode(nil, e)
+				if err != nil {
+					b.Fatal(err)
+				}
+				size = len(out)
+			}
+			b.ReportMetric(float64(size), "bytes/event")
+		})
+	}
+}
+
+// BenchmarkDecodeOutcome decodes BenchmarkEncodeOutcome's events.
+func BenchmarkDecodeOutcome(b *testing.B) {
+	c := newCodec(b)
+	payload := bytes.Repeat([]byte("outcome "), 15)
+	for _, n := range []int{0, 4, 8, 30} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			msg, err := c.Encode(nil, Event{Kind: KindOutcome, Shard: 1, Epoch: 7, Links: sampleLinks(n), Payload: payload})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := c.Decode(msg); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

@@ -18,7 +18,7 @@ import (
 // a busy machine.
 const testTTL = 3 * time.Second
 
-func startServer(t *testing.T, cfg ServerConfig) *Server {
+func startServer(t testing.TB, cfg ServerConfig) *Server {
 	t.Helper()
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:0"
@@ -78,7 +78,7 @@ func startCluster(t *testing.T, n int) []*Server {
 	return servers
 }
 
-func connect(t *testing.T, urls ...string) *nats.Conn {
+func connect(t testing.TB, urls ...string) *nats.Conn {
 	t.Helper()
 	var all string
 	for i, u := range urls {

@@ -215,16 +215,30 @@ func (n *Node) lastOnSubject(ctx context.Context, p int, subject string) (uint64
 }
 
 func (n *Node) lastEvent(ctx context.Context, p int, subject string) (uint64, []byte, error) {
+	m, err := n.lastMsg(ctx, p, subject)
+	return m.seq, m.data, err
+}
+
+// lastMsg is the last message of shard p's stream on subject, which may
+// hold wildcards (the server finds the last message matching it); seq 0
+// when there is none.
+type lastMsg struct {
+	seq     uint64
+	subject string
+	data    []byte
+}
+
+func (n *Node) lastMsg(ctx context.Context, p int, subject string) (lastMsg, error) {
 	ctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
 	defer cancel()
 	m, err := n.stream(p).GetLastMsgForSubject(ctx, subject)
 	if errors.Is(err, js.ErrMsgNotFound) {
-		return 0, nil, nil
+		return lastMsg{}, nil
 	}
 	if err != nil {
-		return 0, nil, err
+		return lastMsg{}, err
 	}
-	return m.Sequence, m.Data, nil
+	return lastMsg{m.Sequence, m.Subject, m.Data}, nil
 }
 
 func (n *Node) stream(p int) js.Stream { return n.streams[p%n.cfg.Streams] }

@@ -34,8 +34,8 @@ func (n *Node) PublishControl(ctx context.Context, p int, payload []byte) error 
 }
 
 func (n *Node) publish(ctx context.Context, subject string, msg []byte) error {
-	_, err := retry(ctx, n.cfg.RequestTimeout, func(ctx context.Context) (*js.PubAck, error) {
-		return n.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Data: msg})
+	_, err := retry(ctx, n.cfg.RequestTimeout, func(ctx context.Context) (uint64, error) {
+		return n.pubAck(ctx, &nats.Msg{Subject: subject, Data: msg})
 	})
 	if err != nil {
 		return fmt.Errorf("jetstream: publish to %s: %w", subject, err)
@@ -153,10 +153,10 @@ func (n *Node) publishFenced(ctx context.Context, p int, epoch, last uint64, lin
 	wait := 50 * time.Millisecond
 	for {
 		cctx, cancel := context.WithTimeout(ctx, n.cfg.RequestTimeout)
-		ack, err := n.js.PublishMsg(cctx, &nats.Msg{Subject: subject, Data: msg}, js.WithExpectLastSequencePerSubject(last))
+		seq, err := n.pubAck(cctx, expectLast(&nats.Msg{Subject: subject, Data: msg}, last))
 		cancel()
 		if err == nil {
-			return ack.Sequence, nil
+			return seq, nil
 		}
 		if wrongSeq(err) {
 			seq, data, gerr := n.lastEvent(ctx, p, subject)
