@@ -93,3 +93,62 @@ func TestIPStartsGate(t *testing.T) {
 		cancel()
 	})
 }
+
+// TestIPStartsVisits: a browser sub-request (Visit) waits for the start
+// hold as a lease does, on a slot of its own and on a lease's slot, and
+// each visit that starts is told to the budget (Started) and later
+// ended (Wrote, at its end: the browser does not report wire times);
+// so is a lease of a frontier whose crawler does not report them.
+func TestIPStartsVisits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := openIP(t, time.Millisecond, 4, 0, map[string]string{"a": "10.0.0.1", "b": "10.0.0.1", "c": "10.0.0.1"})
+		b := &tokenBudget{fakeBudget: fakeBudget{limit: map[string]int{"10.0.0.1": 4}, wanted: map[string]int{}, freed: map[string]int{}}}
+		f.SetIPBudget(b)
+		f.Add(t.Context(), []crawl.Link{link("a", 1)})
+		vb := visitAsync(t, f, "b", 0, time.Time{})
+		synctest.Wait()
+		if _, ok := granted(vb); ok {
+			t.Fatal("visit to b granted without the start hold")
+		}
+		b.tmu.Lock()
+		asked := len(b.wants)
+		b.tmu.Unlock()
+		if asked == 0 {
+			t.Fatal("a visit waits for the start hold, yet the budget was not asked for it")
+		}
+		b.grant(time.Now())
+		f.IPRoom("10.0.0.1")
+		v := <-vb
+		end := time.Now().Add(time.Second)
+		time.Sleep(time.Second)
+		if err := v.Release(requested(end, end)); err != nil {
+			t.Fatal(err)
+		}
+		b.grant(time.Now())
+		l := mustNext(t, f)
+		// A visit on the lease's slot waits for the hold too.
+		heldEnd := time.Now()
+		vc := visitAsync(t, f, "c", l.ID, heldEnd)
+		synctest.Wait()
+		if _, ok := granted(vc); ok {
+			t.Fatal("visit on the lease's slot granted without the start hold")
+		}
+		b.grant(time.Now())
+		f.IPRoom("10.0.0.1")
+		vcv := <-vc
+		if err := vcv.Release(requested(time.Now(), time.Now())); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Complete(t.Context(), l, requested(time.Now(), time.Now())); err != nil {
+			t.Fatal(err)
+		}
+		b.tmu.Lock()
+		defer b.tmu.Unlock()
+		if b.started != 3 || len(b.wrote) != 3 {
+			t.Fatalf("Started %d times and Wrote %d times (%v), want 3 and 3", b.started, len(b.wrote), b.wrote)
+		}
+		if !b.wrote[0].Equal(end) {
+			t.Errorf("the visit's Wrote said %v, want its end %v", b.wrote[0], end)
+		}
+	})
+}
