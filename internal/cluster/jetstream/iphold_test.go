@@ -107,6 +107,11 @@ func TestIPHoldAcrossNodes(t *testing.T) {
 		return true
 	})
 	took := time.Since(began)
+	// Any node's view shows who holds the address's start hold.
+	waitFor(t, 5*time.Second, "node a's view to show the start hold's holder", func() bool {
+		v := nodes[0].fr.slots.View()
+		return len(v) == 1 && v[0].Key == key && (v[0].Starter == "a" || v[0].Starter == "b" || v[0].Starter == "c")
+	})
 	for _, n := range nodes {
 		n.cancel()
 	}
