@@ -508,22 +508,26 @@ func (s *IPSlots) goneHold(a *ipAddr, rev uint64) {
 }
 
 // seenHoldKey records a watched put or removal of a hold record
-// (t.<address>; other keys: nothing); it reports whether this node got
-// the hold by it, and the address part.
-func (s *IPSlots) seenHoldKey(e js.KeyValueEntry) (bool, string) {
+// (t.<address>; other keys: nothing). It reports whether this node got
+// the hold by it, the address part, and whether this node may have to
+// act on it (it holds the address, or waits for it and is not queued):
+// other nodes' hand-overs do not cost it a pass over its addresses.
+func (s *IPSlots) seenHoldKey(e js.KeyValueEntry) (got bool, part string, act bool) {
 	k := e.Key()
 	if len(k) < 3 || k[:2] != "t." || strings.Contains(k[2:], ".") {
-		return false, ""
+		return false, "", false
 	}
-	part := k[2:]
+	part = k[2:]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.addr(part)
 	if e.Operation() != js.KeyValuePut {
 		s.goneHold(a, e.Revision())
-		return false, part
+	} else {
+		got = s.seenHold(a, e)
 	}
-	return s.seenHold(a, e), part
+	act = a.holding || a.wake || (a.startWant && !slices.Contains(a.rec.Queue, s.node))
+	return got, part, act
 }
 
 // renewHolds renews every hold this node has (one asynchronous publish

@@ -336,10 +336,11 @@ func (s *IPSlots) Run(ctx context.Context) error {
 			if e == nil {
 				continue
 			}
-			if got, part := s.seenHoldKey(e); got {
+			got, part, act := s.seenHoldKey(e)
+			if got {
 				s.room(part) // handed to this node
 			}
-			if s.seen(e) {
+			if act || s.seen(e) {
 				s.step(ctx, false)
 			}
 		}
@@ -351,7 +352,7 @@ func (s *IPSlots) Run(ctx context.Context) error {
 func (s *IPSlots) seen(e js.KeyValueEntry) bool {
 	parts := strings.Split(e.Key(), ".")
 	if len(parts) == 2 && parts[0] == "t" {
-		return true // seenHoldKey recorded it; the holder may hand on
+		return false // seenHoldKey's
 	}
 	if len(parts) != 3 {
 		return false
