@@ -625,13 +625,15 @@ func (s *IPSlots) readHold(ctx context.Context, part string) {
 
 // freeHolds gives up every hold this node has, as it stops (best
 // effort: what is not written expires), handing each to the first node
-// queued, if any.
+// queued, if any; no start is allowed after it.
 func (s *IPSlots) freeHolds(ctx context.Context) {
 	s.mu.Lock()
 	var parts []string
 	for part, a := range s.addrs {
-		if a.holding && !a.recGone {
-			a.handing = true
+		a.handing = true
+		// A hold with a request not yet on the wire is left to expire:
+		// the next holder must not start before it is sent.
+		if a.holding && !a.recGone && a.pending == 0 {
 			parts = append(parts, part)
 		}
 	}
