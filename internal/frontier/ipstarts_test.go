@@ -10,8 +10,9 @@ import (
 	"github.com/godwit-crawler/godwit/internal/crawl"
 )
 
-// tokenBudget is a shared IP budget that spaces starts by tokens the
-// test grants (IPStarts).
+// tokenBudget is a shared IP budget that spaces starts across nodes
+// (IPStarts) by permissions the test grants, one start each (as a start
+// hold allows one start while other nodes wait).
 type tokenBudget struct {
 	fakeBudget
 	tmu       sync.Mutex
@@ -56,9 +57,9 @@ func (b *tokenBudget) grant(at time.Time) {
 }
 
 // TestIPStartsGate: with a budget that spaces starts (IPStarts), a host
-// of an address without a start token waits and the budget is asked for
-// one; a token granted for later lets one lease out at its time, not
-// before, and is used up by it.
+// of an address this node may not start to waits and the budget is
+// asked (WantStart); a permission granted from a later time lets one
+// lease out at that time, not before, and is used up by it.
 func TestIPStartsGate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := openIP(t, time.Millisecond, 4, 0, map[string]string{"a": "10.0.0.1", "b": "10.0.0.1"})
@@ -67,14 +68,14 @@ func TestIPStartsGate(t *testing.T) {
 		f.Add(t.Context(), []crawl.Link{link("a", 1), link("b", 1)})
 		ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
 		if l, err := f.Next(ctx); err == nil {
-			t.Fatalf("leased %s without a start token", l.Task.Host)
+			t.Fatalf("leased %s without the budget's permission to start", l.Task.Host)
 		}
 		cancel()
 		b.tmu.Lock()
 		asked := len(b.wants)
 		b.tmu.Unlock()
 		if asked == 0 {
-			t.Fatal("a host waits for a start token, yet the budget was not asked for one")
+			t.Fatal("a host waits for the budget's permission to start, yet the budget was not asked")
 		}
 		at := time.Now().Add(50 * time.Millisecond)
 		b.grant(at)

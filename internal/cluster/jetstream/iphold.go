@@ -551,7 +551,9 @@ func (s *IPSlots) renewHolds(ctx context.Context) {
 	}
 	var all []one
 	for part, a := range s.addrs {
-		if a.holding && !a.handing && !a.holdBusy && !a.recGone {
+		// Renewed while handing on too: a request slow to go on the
+		// wire keeps the hold until it is.
+		if a.holding && !a.holdBusy && !a.recGone {
 			r := a.rec
 			r.Wire = max(r.Wire, unixNano(a.wire))
 			all = append(all, one{part, r, a.recRev})

@@ -325,3 +325,46 @@ func BenchmarkIPHoldAlternating(b *testing.B) {
 	b.ReportMetric(float64(trips)/float64(max(starts, 1)), "trips/start")
 	b.ReportMetric(float64(starts)/took.Seconds(), "starts/s")
 }
+
+// TestIPHoldSlowWire: a holder whose request takes longer to go on the
+// wire than the record's TTL (a slow handshake) keeps the hold, renewed,
+// until it is on the wire: the node queued behind it starts only after,
+// at least the IP delay after it.
+func TestIPHoldSlowWire(t *testing.T) {
+	s := startServer(t, ServerConfig{})
+	const key, delay = "127.0.0.7", 20 * time.Millisecond
+	web := &slotWeb{}
+	slow := make(chan struct{})
+	var nodes []*slotNode
+	for _, name := range []string{"a", "b"} {
+		lag := tlsLag
+		if name == "b" {
+			lag = func(n int) time.Duration {
+				if n == 3 {
+					close(slow)
+					return 2 * testTTL
+				}
+				return tlsLag(n)
+			}
+		}
+		r := startNode(t, connect(t, s.ClientURL()), testConfig(name))
+		nodes = append(nodes, startSpaced(t, r, name, key, delay, true, web, lag))
+	}
+	select {
+	case <-slow:
+	case <-time.After(30 * time.Second):
+		t.Fatal("b never made its 4th start")
+	}
+	began := time.Now()
+	waitFor(t, 5*testTTL, "the slow request to go on the wire and a to go on", func() bool {
+		return time.Since(began) > 2*testTTL && nodes[0].fr.done.Load() > 20
+	})
+	for _, n := range nodes {
+		n.cancel()
+	}
+	close, minGap, total := closeWires(web, delay)
+	if len(close) > 0 {
+		t.Errorf("%d of %d requests on the wire within %v of the one before (smallest gap %v): %v", len(close), total, delay, minGap, close)
+	}
+	holdTrips(t, nodes)
+}
