@@ -20,7 +20,7 @@ import (
 // address with more requests in flight than one --ip-concurrency: the
 // nodes share each address's budget (IP slots in the crawl's bucket,
 // docs/cluster.md "Per-IP budget"). It logs how close starts to an
-// address came (--ip-delay 20ms, start tokens across nodes).
+// address came (--ip-delay 20ms, the start hold across nodes).
 func TestClusterCrawlDirect(t *testing.T) {
 	clusterTest(t)
 	const ipConcurrency = 4 // --ip-concurrency's default, for the whole cluster
@@ -30,8 +30,10 @@ func TestClusterCrawlDirect(t *testing.T) {
 	// tolerance, not judged: it does not hold exactly at the server with
 	// more than one request in flight (docs/decisions.md, 2026-11-27, "The
 	// IP delay runs from the wire": the web enters its handler late under
-	// load, a single node shows such gaps too, and a node's request may go
-	// on the wire after its start token's window, the nodes' wire_late).
+	// load, and a single node shows such gaps too). Across nodes the
+	// start hold puts requests to an address on the wire --ip-delay apart
+	// (docs/decisions.md, 2026-11-27, "Cluster mode: ip_delay across
+	// nodes, by a start hold"); the nodes log their hold's round trips.
 	judge := fakeweb.Judge{Delay: 20 * time.Millisecond, IPConcurrency: ipConcurrency}
 	for _, tc := range []struct {
 		name   string

@@ -158,12 +158,12 @@ func printIPGroups(out io.Writer, g admin.IPGroups, now time.Time) {
 	}
 	cluster := false
 	for _, x := range g.Groups {
-		cluster = cluster || len(x.Slots) > 0 || len(x.WantedBy) > 0
+		cluster = cluster || len(x.Slots) > 0 || len(x.WantedBy) > 0 || x.Starter != ""
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	head := "ADDRESS\tHOSTS\tIN FLIGHT\tLIMIT\tWAITING\tWAITS\tNEXT START"
 	if cluster {
-		head += "\tSLOTS BY NODE\tWANTED BY"
+		head += "\tSLOTS BY NODE\tWANTED BY\tSTARTS (QUEUED)"
 	}
 	fmt.Fprintln(tw, head)
 	for _, x := range g.Groups {
@@ -181,7 +181,11 @@ func printIPGroups(out io.Writer, g admin.IPGroups, now time.Time) {
 			for _, s := range x.Slots {
 				slots = append(slots, fmt.Sprintf("%s:%d", s.Node, s.Slots))
 			}
-			line += "\t" + dash(strings.Join(slots, " ")) + "\t" + dash(strings.Join(x.WantedBy, " "))
+			starts := dash(x.Starter)
+			if len(x.StartQueue) > 0 {
+				starts += " (" + strings.Join(x.StartQueue, " ") + ")"
+			}
+			line += "\t" + dash(strings.Join(slots, " ")) + "\t" + dash(strings.Join(x.WantedBy, " ")) + "\t" + starts
 		}
 		fmt.Fprintln(tw, line)
 	}

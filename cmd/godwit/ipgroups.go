@@ -30,8 +30,9 @@ func (b *backend) IPGroups(context.Context) (admin.IPGroups, error) {
 	return out, nil
 }
 
-// withSlots adds to groups the slots of each address every node holds
-// and the nodes wanting one, as the slot bucket's watch shows them;
+// withSlots adds to groups the slots of each address every node holds,
+// the nodes wanting one, and its start hold's holder and queue, as the
+// slot bucket's watch shows them;
 // addresses only other nodes use are listed too, with no hosts here
 // (the bucket is the crawl's).
 func withSlots(groups []admin.IPGroup, views []jetstream.IPSlotView) []admin.IPGroup {
@@ -51,6 +52,7 @@ func withSlots(groups []admin.IPGroup, views []jetstream.IPSlotView) []admin.IPG
 		}
 		slices.SortFunc(g.Slots, func(a, b admin.IPSlots) int { return strings.Compare(a.Node, b.Node) })
 		g.WantedBy = v.Wanters
+		g.Starter, g.StartQueue = v.Starter, v.StartQueue
 	}
 	return groups
 }

@@ -115,14 +115,16 @@ poll:
 }
 
 // TestPrintIPGroups: `godwit hosts ips` prints a cluster node's view with
-// the slots each node holds and the nodes wanting more, a proxied crawl
+// the slots each node holds, the nodes wanting more and the start hold's
+// holder and queue, a proxied crawl
 // as having no groups, and says when the list was cut.
 func TestPrintIPGroups(t *testing.T) {
 	now := time.Now()
 	g := admin.IPGroups{Enabled: true, Concurrency: 4, DelayMS: 250, Node: "n1", Total: 3, Full: 1, Waiting: 2, Waits: 1234,
 		Groups: []admin.IPGroup{
 			{Address: "192.0.2.7", Hosts: 5, InFlight: 2, Limit: 2, Full: true, Waiting: 2, Waits: 1200, NextStart: now.Add(100 * time.Millisecond),
-				Slots: []admin.IPSlots{{Node: "n1", Slots: 2}, {Node: "n2", Slots: 2}}, WantedBy: []string{"n3"}},
+				Slots: []admin.IPSlots{{Node: "n1", Slots: 2}, {Node: "n2", Slots: 2}}, WantedBy: []string{"n3"},
+				Starter: "n2", StartQueue: []string{"n1", "n3"}},
 			{Address: "2001:db8::/64"},
 		}}
 	var b strings.Builder
@@ -131,9 +133,9 @@ func TestPrintIPGroups(t *testing.T) {
 	if len(lines) != 5 ||
 		!strings.Contains(lines[0], "4 in flight per address") || !strings.Contains(lines[0], "250ms between starts") ||
 		!strings.Contains(lines[0], "3 groups on node n1, 1 full, 2 hosts waiting") || !strings.Contains(lines[0], "1,234 waits") ||
-		!strings.Contains(lines[1], "SLOTS BY NODE") ||
-		!regexpMatch(`^192\.0\.2\.7 +5 +2 +2 \(full\) +2 +1,200 +in 100ms +n1:2 n2:2 +n3$`, lines[2]) ||
-		!regexpMatch(`^2001:db8::/64 +0 +0 +0 +0 +0 +- +- +-$`, lines[3]) ||
+		!strings.Contains(lines[1], "SLOTS BY NODE") || !strings.Contains(lines[1], "STARTS (QUEUED)") ||
+		!regexpMatch(`^192\.0\.2\.7 +5 +2 +2 \(full\) +2 +1,200 +in 100ms +n1:2 n2:2 +n3 +n2 \(n1 n3\)$`, lines[2]) ||
+		!regexpMatch(`^2001:db8::/64 +0 +0 +0 +0 +0 +- +- +- +-$`, lines[3]) ||
 		!strings.Contains(lines[4], "2 of 3 groups") {
 		t.Errorf("godwit hosts ips:\n%s", b.String())
 	}
@@ -153,11 +155,12 @@ func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(
 func TestWithSlots(t *testing.T) {
 	groups := []admin.IPGroup{{Address: "192.0.2.7", Hosts: 5, InFlight: 1, Limit: 1}, {Address: "192.0.2.8", Hosts: 1}}
 	got := withSlots(groups, []jetstream.IPSlotView{
-		{Key: "192.0.2.7", Holders: map[string]int{"n2": 2, "n1": 1}, Wanters: []string{"n3"}},
+		{Key: "192.0.2.7", Holders: map[string]int{"n2": 2, "n1": 1}, Wanters: []string{"n3"}, Starter: "n1", StartQueue: []string{"n3"}},
 		{Key: "2001:db8::/64", Holders: map[string]int{"n3": 4}},
 	})
 	want := []admin.IPGroup{
-		{Address: "192.0.2.7", Hosts: 5, InFlight: 1, Limit: 1, Slots: []admin.IPSlots{{Node: "n1", Slots: 1}, {Node: "n2", Slots: 2}}, WantedBy: []string{"n3"}},
+		{Address: "192.0.2.7", Hosts: 5, InFlight: 1, Limit: 1, Slots: []admin.IPSlots{{Node: "n1", Slots: 1}, {Node: "n2", Slots: 2}}, WantedBy: []string{"n3"},
+			Starter: "n1", StartQueue: []string{"n3"}},
 		{Address: "192.0.2.8", Hosts: 1},
 		{Address: "2001:db8::/64", Slots: []admin.IPSlots{{Node: "n3", Slots: 4}}},
 	}

@@ -69,6 +69,11 @@ type IPGroup struct {
 	// every slot taken and hold fewer than their share.
 	Slots    []IPSlots `json:"slots,omitempty"`
 	WantedBy []string  `json:"wanted_by,omitempty"`
+	// Starter is the node holding the address's start hold (cluster
+	// mode: the one node that may start requests to it), and
+	// StartQueue the nodes queued for it, first first.
+	Starter    string   `json:"starter,omitempty"`
+	StartQueue []string `json:"start_queue,omitempty"`
 }
 
 // IPSlots is how many of an address's slots a node holds.

@@ -35,9 +35,10 @@ import (
 // Cluster mode: an IPBudget (SetIPBudget) bounds each group further to
 // the slots of the address this node holds; a group it holds back asks
 // it for more (Want) and is released by IPRoom. An IPBudget that is also
-// an IPStarts gates each start on a token as well (an address other
-// nodes use): a group without one asks for it (WantStart) and is
-// released by IPRoom at the token's time.
+// an IPStarts gates each start on the address's start hold as well: a
+// group whose node does not hold it asks for it (WantStart) and is
+// released by IPRoom, gated at the hold's first start (the previous
+// holder's last wire time + IPDelay).
 
 // IPKey is the IP group of an address: the address itself for IPv4
 // (and IPv4-mapped IPv6), the /64 prefix for IPv6.
@@ -214,20 +215,16 @@ func (f *Frontier) endedIP(ls *lease, out crawl.Outcome) {
 		return
 	}
 	g.inflight--
-	if ls.ipPending {
-		// Its request never reported being on the wire: not sent, or
-		// sent and failed (then End, below, is after it).
-		ls.ipPending = false
-		g.pending--
+	if ls.ipPending || !f.ipc.wire {
+		// Its request never reported being on the wire (or the
+		// crawler does not report it): not sent, or sent and failed
+		// (then End, below, is after it).
+		if ls.ipPending {
+			ls.ipPending = false
+			g.pending--
+		}
 		if st, ok := f.ipc.budget.(IPStarts); ok {
-			var at time.Time
-			if out.Requested {
-				at = laterOf(out.End, out.FirstByte)
-				if at.IsZero() {
-					at = f.now()
-				}
-			}
-			st.Wrote(g.key, at)
+			st.Wrote(g.key, f.wireAt(out))
 		}
 	}
 	if b := f.ipc.budget; b != nil {
@@ -247,6 +244,18 @@ func (f *Frontier) endedIP(ls *lease, out crawl.Outcome) {
 	}
 	f.releaseIP(g)
 	f.gcIP(g)
+}
+
+// wireAt is the latest a request with outcome out can have gone on the
+// wire (zero: it sent none).
+func (f *Frontier) wireAt(out crawl.Outcome) time.Time {
+	if !out.Requested {
+		return time.Time{}
+	}
+	if at := laterOf(out.End, out.FirstByte); !at.IsZero() {
+		return at
+	}
+	return f.now()
 }
 
 // Wrote is crawl.WireReporter's: the request of lease id (to host) went
@@ -458,23 +467,28 @@ type IPBudget interface {
 }
 
 // IPStarts is an IPBudget that also spaces the starts to an address
-// across nodes (package jetstream's IPSlots, with start tokens): a lease
-// to the address starts only when StartAt allows it, on top of
+// across nodes (package jetstream's IPSlots, with the start hold: one
+// node at a time may start requests to an address): a lease to the
+// address starts only when StartAt allows it, on top of
 // Options.IPDelay between this node's own starts. Called with the
-// frontier's lock held, as IPBudget.
+// frontier's lock held, as IPBudget; the frontier asks StartAt and
+// tells Started under one hold of its lock, and IPStarts relies on that
+// (taking the lock once, by IPUse, tells it every start allowed before
+// is counted).
 type IPStarts interface {
 	// StartAt reports whether a lease to key may start, and not
-	// before when: zero when the address needs no token, the token's
-	// time when this node holds one valid at now; false when it needs
-	// one and holds none.
+	// before when (zero: no bound but this node's own); false when
+	// this node must ask for the hold.
 	StartAt(key string, now time.Time) (at time.Time, ok bool)
-	// WantStart asks for a token for key's next start, not before
-	// notBefore; the budget calls Frontier.IPRoom once it holds one.
+	// WantStart asks for the hold of key for a start not before
+	// notBefore; the budget calls Frontier.IPRoom once it has it.
 	WantStart(key string, notBefore time.Time)
-	// Started tells that a lease to key starts (using the token).
+	// Started tells that a lease to key starts. Every Started is
+	// followed by one Wrote.
 	Started(key string)
-	// Wrote tells that the request of the lease that last started to
-	// key went on the wire at at (zero: it sent none).
+	// Wrote tells that the request of a lease Started to key went on
+	// the wire at at, or the latest it can have (its end, when the
+	// crawler does not report wire times); zero: it sent none.
 	Wrote(key string, at time.Time)
 }
 
@@ -519,8 +533,8 @@ func (f *Frontier) IPRoom(key string) {
 	defer f.mu.Unlock()
 	if g := f.groups[key]; g != nil {
 		f.releaseIP(g)
-		f.broadcast()
 	}
+	f.broadcast() // a Visit may wait for the address's start hold with no group yet
 }
 
 // IPUse reports the leases out to address key and whether its group
@@ -533,4 +547,14 @@ func (f *Frontier) IPUse(key string) (inflight int, used bool) {
 		return 0, false
 	}
 	return g.inflight, g.members > 0 || len(g.parked) > 0 || g.released != nil
+}
+
+// IPWaits reports whether a host of address key's group is ready by its
+// own rules and held back by the group (parked, or released and gated
+// at the group's next start).
+func (f *Frontier) IPWaits(key string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	g := f.groups[key]
+	return g != nil && (len(g.parked) > 0 || g.released != nil)
 }

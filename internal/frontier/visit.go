@@ -189,7 +189,12 @@ func (f *Frontier) visitIP(h *host, held uint64, heldEnd time.Time, addr *visitA
 			return nil, nil, 0, &needResolve{host: h.name}
 		}
 		if addr.err == nil && len(addr.addrs) > 0 {
-			g = f.groups[IPKey(addr.addrs[0])] // nil: a group no one holds yet
+			key := IPKey(addr.addrs[0])
+			if g = f.groups[key]; g == nil {
+				// A group no one holds yet: only the shared budget's
+				// start hold may bind.
+				return nil, nil, f.startWait(key, time.Time{}, now), nil
+			}
 		}
 	}
 	if g == nil {
@@ -213,7 +218,27 @@ func (f *Frontier) visitIP(h *host, held uint64, heldEnd time.Time, addr *visitA
 	if wait := g.nextStart.Sub(now); wait > 0 {
 		return nil, nil, wait, nil
 	}
+	if wait := f.startWait(g.key, g.nextStart, now); wait != 0 {
+		return nil, nil, wait, nil
+	}
 	return g, nil, 0, nil
+}
+
+// startWait says how long a visit to address key, whose group's next
+// start is nextStart, must wait for the shared budget's start hold, if
+// it spaces starts across nodes (0: it may start now; < 0: until IPRoom
+// broadcasts, asked for). f.mu must be held.
+func (f *Frontier) startWait(key string, nextStart, now time.Time) time.Duration {
+	st, ok := f.ipc.budget.(IPStarts)
+	if !ok {
+		return 0
+	}
+	at, ok := st.StartAt(key, now)
+	if !ok {
+		st.WantStart(key, laterOf(now, nextStart))
+		return -1
+	}
+	return max(at.Sub(now), 0)
 }
 
 // heldIPWait says how long a visit on the IP slot of lease ls, whose own
@@ -232,7 +257,7 @@ func (f *Frontier) heldIPWait(ls *lease, heldEnd time.Time, now time.Time) time.
 	if wait := laterOf(g.nextStart, heldEnd.Add(f.ipc.delay)).Sub(now); wait > 0 {
 		return wait
 	}
-	return 0
+	return f.startWait(g.key, g.nextStart, now)
 }
 
 // startHeldIP starts a visit, at now, on the IP slot of lease ls (when ls
@@ -244,6 +269,9 @@ func (f *Frontier) startHeldIP(ls *lease, now time.Time) {
 	}
 	ls.ipVisiting = true
 	g.nextStart = now.Add(f.ipc.delay)
+	if st, ok := f.ipc.budget.(IPStarts); ok {
+		st.Started(g.key) // its wire time is not reported: Wrote at its end
+	}
 }
 
 // endHeldIP ends a visit on the IP slot of lease ls: the group's next
@@ -254,6 +282,9 @@ func (f *Frontier) endHeldIP(ls *lease, out crawl.Outcome) {
 		return
 	}
 	ls.ipVisiting = false
+	if st, ok := f.ipc.budget.(IPStarts); ok && ls.host.ip != nil {
+		st.Wrote(ls.host.ip.key, f.wireAt(out))
+	}
 	if g := ls.host.ip; g != nil && out.Requested {
 		seen := out.FirstByte
 		if seen.IsZero() {

@@ -325,7 +325,8 @@
       el("td", { class: "num" }, int.format(x.waits)),
       el("td", {}, x.next_start ? formatTime(x.next_start) : "–"),
       el("td", {}, (x.slots || []).map((s) => `${s.node}: ${s.slots}`).join(", ") +
-        (x.wanted_by && x.wanted_by.length ? `; wanted by ${x.wanted_by.join(", ")}` : "") || "–")));
+        (x.wanted_by && x.wanted_by.length ? `; wanted by ${x.wanted_by.join(", ")}` : "") +
+        (x.starter ? `; starts: ${x.starter}` + (x.start_queue && x.start_queue.length ? ` (queued ${x.start_queue.join(", ")})` : "") : "") || "–")));
     $("ip-table").tBodies[0].replaceChildren(...(rows.length ? rows : [emptyRow(8, "No IP groups yet.")]));
   }
 

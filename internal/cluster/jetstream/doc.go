@@ -17,8 +17,9 @@
 //   - KV bucket godwit_C_ipslots (IPSlots, when fetching directly): the
 //     per-IP budget across nodes, "s.<address>.<i>" per slot held and
 //     "w.<address>.<node>" per node asking for one, and "t.<address>",
-//     the end of the last start window reserved on an address nodes
-//     share (SpaceStarts: ip_delay across nodes), per-key TTL.
+//     the address's start hold (SpaceStarts: ip_delay across nodes; the
+//     one node that may start requests to it, the latest wire time of
+//     the requests before, and the nodes queued for it), per-key TTL.
 //
 // Timing: keys are renewed every TTL/5; a lease counts as owned (Owns)
 // until TTL×2/3 after the renewal that last confirmed it was *sent*, on
@@ -36,7 +37,14 @@
 // releases the codec. The *nats.Conn stays the caller's to close.
 // IPSlots.View, safe beside IPSlots.Run, reads without a round trip what
 // the node knows of the slot bucket from its watch (each address's
-// slots by holder, and its wanters), for the operator.
+// slots by holder, its wanters, and its start hold's holder and queue),
+// for the operator. IPSlots' frontier methods (Limit, Want, Freed,
+// StartAt, WantStart, Started, Wrote) are called under the frontier's
+// lock and only take IPSlots' own; IPSlots calls the frontier (IPRoom,
+// IPUse, IPWaits) only without it. The start hold relies on the
+// frontier asking StartAt and telling Started under one hold of its
+// lock: IPSlots takes that lock once (IPWaits) after it stopped
+// allowing starts, and then knows every start allowed before is counted.
 //
 // The package needs nats-server ≥ 2.11 (per-message TTL on KV keys); it
 // is tested against an embedded v2.15.2.

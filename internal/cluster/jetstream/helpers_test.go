@@ -121,7 +121,7 @@ func (r *running) log() []Change {
 
 // startNode opens a node over nc and runs it until stop or the end of
 // the test.
-func startNode(t *testing.T, nc *nats.Conn, cfg Config) *running {
+func startNode(t testing.TB, nc *nats.Conn, cfg Config) *running {
 	t.Helper()
 	r := &running{done: make(chan error, 1)}
 	cfg.Notify = func(c Change) {
@@ -144,7 +144,7 @@ func startNode(t *testing.T, nc *nats.Conn, cfg Config) *running {
 }
 
 // stop ends Run, as a crash would: nothing is handed back.
-func (r *running) stop(t *testing.T) {
+func (r *running) stop(t testing.TB) {
 	t.Helper()
 	if r.cancel == nil {
 		return

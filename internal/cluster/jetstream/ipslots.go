@@ -55,6 +55,9 @@ type IPFrontier interface {
 	// IPUse reports the leases out to key and whether its group has
 	// hosts.
 	IPUse(key string) (inflight int, used bool)
+	// IPWaits reports whether a host of key's group is ready by its own
+	// rules and held back by the group.
+	IPWaits(key string) bool
 }
 
 // IPSlots is a node's share of the per-IP budget of a crawl: the
@@ -70,9 +73,10 @@ type IPSlots struct {
 	tick        time.Duration
 	timeout     time.Duration
 	log         *slog.Logger
-	// delay spaces the starts to shared addresses across nodes, with
-	// tokens valid for valid (SpaceStarts, ipstarts.go); 0: not.
-	delay, valid time.Duration
+	// delay spaces the starts to every address across nodes, by the
+	// start hold (SpaceStarts, iphold.go; 0: not); a hold received
+	// while others wait is handed on if not used within grace.
+	delay, grace time.Duration
 
 	kick chan struct{}
 	mu   sync.Mutex
@@ -99,18 +103,25 @@ type ipAddr struct {
 	// frontier (IPRoom).
 	told int
 
-	// Start tokens (ipstarts.go). sharedSeen: StartAt last found the
-	// address shared; fresh: shared since this node last started to it
-	// alone. tokAt, tokUntil: the token held (zero: none); tokWant,
-	// tokNotBefore: the frontier waits for one; tokRetry: a failed
-	// reservation is tried again from then. rec, recRev: the address's
-	// record (the end of the last window reserved), as watched or
-	// written. usedUntil: the end of the window of the token the last
-	// start used, until its request is on the wire (Wrote).
-	sharedSeen, fresh, tokWant, reserving bool
-	tokAt, tokUntil, tokNotBefore         time.Time
-	tokRetry, rec, usedUntil              time.Time
-	recRev                                uint64
+	// The start hold (iphold.go). rec, recRev: the address's record as
+	// watched or written (recGone: deleted or expired, at goneRev).
+	// holding: the record names this node, which may start until
+	// holdUntil (handing: it is handing the hold on, or giving it up,
+	// and starts no more); from: its first start is not before then
+	// (the last holder's wire time + delay); useBy: a hold others wait
+	// for is handed on then if unused; turn: starts since it got the
+	// hold. pending: starts whose requests are not on the wire yet;
+	// wire: the latest wire time of this node's requests. startWant:
+	// the frontier waits for the hold (wake: it should be told to ask
+	// again, IPRoom). holdBusy: a write is under way;
+	// holdRetry: a failed one is tried again from then.
+	rec                          holdRecord
+	recRev, goneRev              uint64
+	recGone, holding, handing    bool
+	startWant, holdBusy, wake    bool
+	holdUntil, from, useBy, wire time.Time
+	holdRetry                    time.Time
+	turn, pending                int
 }
 
 // ipSlot is a slot this node holds.
@@ -120,16 +131,26 @@ type ipSlot struct {
 	releasing bool      // being given back: not counted
 }
 
-// IPSlotStats count an IPSlots' round trips to NATS.
+// IPSlotStats count an IPSlots' round trips to NATS, and its starts.
 type IPSlotStats struct {
 	Takes, TakesRefused, Gives, Renewals, WantPuts int64
-	// Start tokens (shared addresses): round trips to reserve them
-	// (those that met another node's reservation and the reads after
-	// them counted in both), and tokens used and lapsed.
-	Reserves, ReserveConflicts, TokensUsed, TokensLapsed int64
-	// WireLate counts the requests that went on the wire after their
-	// token's window ended (Wrote).
-	WireLate int64
+	// The start hold (iphold.go): its writes (round trips) to take the
+	// hold (create it, or take it free), to queue for it, to hand it
+	// on and to give it up, the reads after a write met another
+	// node's (HoldConflicts), and its renewals (one per hold per tick).
+	HoldTakes, HoldQueues, HoldHands, HoldFrees, HoldConflicts, HoldRenewals int64
+	// Starts counts the starts to addresses under the hold; HoldsGot,
+	// the holds this node got; HoldsUnused, those it handed on (or
+	// lost) without a start. StartsUnheld counts starts made without
+	// the hold (the frontier asks StartAt first: 0 unless a hold was
+	// lost between the two calls).
+	Starts, HoldsGot, HoldsUnused, StartsUnheld int64
+}
+
+// HoldTrips is the start hold's round trips on the IPSlots goroutine
+// (renewals not counted: one per hold per tick, not per start).
+func (st IPSlotStats) HoldTrips() int64 {
+	return st.HoldTakes + st.HoldQueues + st.HoldHands + st.HoldFrees + st.HoldConflicts
 }
 
 // IPSlots opens the crawl's slot bucket and returns the node's IP
@@ -284,8 +305,9 @@ func (s *IPSlots) Run(ctx context.Context) error {
 		st := s.Stats()
 		s.log.Info("cluster: IP slots' round trips", "takes", st.Takes, "refused", st.TakesRefused,
 			"gives", st.Gives, "want_puts", st.WantPuts, "renewals", st.Renewals,
-			"reserves", st.Reserves, "reserve_conflicts", st.ReserveConflicts, "tokens_used", st.TokensUsed, "tokens_lapsed", st.TokensLapsed,
-			"wire_late", st.WireLate)
+			"hold_takes", st.HoldTakes, "hold_queues", st.HoldQueues, "hold_hands", st.HoldHands,
+			"hold_frees", st.HoldFrees, "hold_conflicts", st.HoldConflicts, "hold_renewals", st.HoldRenewals,
+			"starts", st.Starts, "holds_got", st.HoldsGot, "holds_unused", st.HoldsUnused, "starts_unheld", st.StartsUnheld)
 	}()
 	var updates <-chan js.KeyValueEntry
 	if w, err := s.kv.WatchAll(ctx); err != nil {
@@ -302,6 +324,7 @@ func (s *IPSlots) Run(ctx context.Context) error {
 			return nil
 		case <-t.C:
 			s.renew(ctx)
+			s.renewHolds(ctx)
 			s.step(ctx, true)
 		case <-s.kick:
 			s.step(ctx, false)
@@ -310,7 +333,14 @@ func (s *IPSlots) Run(ctx context.Context) error {
 				updates = nil
 				continue
 			}
-			if e != nil && s.seen(e) {
+			if e == nil {
+				continue
+			}
+			got, part, act := s.seenHoldKey(e)
+			if got {
+				s.room(part) // handed to this node
+			}
+			if act || s.seen(e) {
 				s.step(ctx, false)
 			}
 		}
@@ -322,8 +352,7 @@ func (s *IPSlots) Run(ctx context.Context) error {
 func (s *IPSlots) seen(e js.KeyValueEntry) bool {
 	parts := strings.Split(e.Key(), ".")
 	if len(parts) == 2 && parts[0] == "t" {
-		s.seenRecord(parts[1], e)
-		return false
+		return false // seenHoldKey's
 	}
 	if len(parts) != 3 {
 		return false
@@ -373,14 +402,25 @@ func (s *IPSlots) step(ctx context.Context, tick bool) {
 		try       []int
 		dropWant  bool
 	}
+	type holdTodo struct {
+		part string
+		act  int
+	}
 	now := time.Now()
-	var give, room, reserve []string
+	var give, room []string
 	var take []todo
+	var holds []holdTodo
 	s.mu.Lock()
 	for part, a := range s.addrs {
-		if s.reservable(a, now) {
-			a.reserving = true
-			reserve = append(reserve, part)
+		if a.wake {
+			a.wake = false
+			if a.key != "" {
+				room = append(room, a.key)
+			}
+		}
+		if act := s.holdStep(a, now, tick); act != holdNone {
+			a.holdBusy = true
+			holds = append(holds, holdTodo{part, act})
 		}
 		for node, at := range a.wants {
 			if now.Sub(at) >= s.ttl {
@@ -396,7 +436,8 @@ func (s *IPSlots) step(ctx context.Context, tick bool) {
 			give = append(give, part)
 		}
 		if !a.want || a.key == "" {
-			if tick && len(a.held) == 0 && len(a.wants) == 0 && len(a.taken) == 0 && !a.want && !a.tokWant && !a.reserving && !now.Before(a.tokUntil) {
+			if tick && len(a.held) == 0 && len(a.wants) == 0 && len(a.taken) == 0 && !a.want && !a.startWant && !a.holdBusy &&
+				!a.holding && a.pending == 0 && (a.recGone || a.recRev == 0) {
 				delete(s.addrs, part)
 			}
 			continue
@@ -452,8 +493,8 @@ func (s *IPSlots) step(ctx context.Context, tick bool) {
 	for _, t := range take {
 		g.Go(func() error { s.serve(ctx, t.part, t.key, t.try, t.dropWant, now); return nil })
 	}
-	for _, part := range reserve {
-		g.Go(func() error { s.reserve(ctx, part); return nil })
+	for _, h := range holds {
+		g.Go(func() error { s.hold(ctx, h.part, h.act); return nil })
 	}
 	_ = g.Wait()
 }
@@ -626,10 +667,11 @@ func (s *IPSlots) giveBack(ctx context.Context, part string, all bool) {
 	}
 }
 
-// giveAll gives back every slot held, as the node stops.
+// giveAll gives back every slot and hold held, as the node stops.
 func (s *IPSlots) giveAll() {
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
+	s.freeHolds(ctx)
 	s.mu.Lock()
 	parts := make([]string, 0, len(s.addrs))
 	for part := range s.addrs {

@@ -15,6 +15,7 @@ type slotWeb struct {
 
 	mu     sync.Mutex
 	starts []slotStart // with spaced starts (slotFrontier.delay)
+	wires  []slotStart // when their requests went on the wire
 }
 
 // slotStart is a start as its node recorded it.
@@ -42,13 +43,20 @@ type slotFrontier struct {
 	concurrency int
 	slots       *IPSlots
 	web         *slotWeb
-	// delay spaces this node's starts, and asks the IPSlots for a
-	// start token as frontier.Frontier does (IPStarts); 0: not.
+	// delay spaces this node's starts, from each request's wire time,
+	// and asks the IPSlots for the start hold as frontier.Frontier does
+	// with Options.IPWire (IPStarts); 0: not.
 	delay time.Duration
 	name  string
+	// lag is how long the request of the n-th start (from 0) takes to
+	// go on the wire (nil: none); a negative lag: until the worker
+	// stops, and then it was never sent.
+	lag func(n int) time.Duration
 
 	mu       sync.Mutex
-	last     time.Time // this node's last start
+	last     time.Time // this node's last wire time
+	pending  int       // starts whose requests are not on the wire yet
+	nstarts  int
 	inflight int
 	used     bool
 	changed  chan struct{}
@@ -64,6 +72,13 @@ func (f *slotFrontier) IPRoom(key string) {
 	f.mu.Lock()
 	f.broadcast()
 	f.mu.Unlock()
+}
+
+// IPWaits: the workers always want the address while it is used.
+func (f *slotFrontier) IPWaits(key string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return key == f.key && f.used
 }
 
 func (f *slotFrontier) IPUse(key string) (int, bool) {
@@ -92,18 +107,17 @@ func (f *slotFrontier) work(ctx context.Context, hold time.Duration) {
 			}
 			continue
 		}
+		var lag time.Duration
 		if f.delay > 0 {
 			now := time.Now()
-			wait := f.last.Add(f.delay).Sub(now)
-			if wait <= 0 {
-				at, ok := f.slots.StartAt(f.key, now)
-				switch {
-				case !ok:
-					f.slots.WantStart(f.key, now)
-					wait = time.Hour // until IPRoom
-				case now.Before(at):
-					wait = at.Sub(now)
-				}
+			var wait time.Duration
+			if f.pending > 0 {
+				wait = time.Hour // until its request is on the wire
+			} else if at, ok := f.slots.StartAt(f.key, now); !ok {
+				f.slots.WantStart(f.key, laterOf(now, f.last.Add(f.delay)))
+				wait = time.Hour // until IPRoom
+			} else {
+				wait = laterOf(f.last.Add(f.delay), at).Sub(now)
 			}
 			if wait > 0 {
 				ch := f.changed
@@ -117,8 +131,12 @@ func (f *slotFrontier) work(ctx context.Context, hold time.Duration) {
 				tm.Stop()
 				continue
 			}
-			f.last = now
 			f.slots.Started(f.key)
+			f.pending++
+			if f.lag != nil {
+				lag = f.lag(f.nstarts)
+			}
+			f.nstarts++
 			f.web.mu.Lock()
 			f.web.starts = append(f.web.starts, slotStart{f.name, now})
 			f.web.mu.Unlock()
@@ -126,6 +144,9 @@ func (f *slotFrontier) work(ctx context.Context, hold time.Duration) {
 		f.inflight++
 		f.web.start()
 		f.mu.Unlock()
+		if f.delay > 0 {
+			f.wire(ctx, lag)
+		}
 		select {
 		case <-time.After(hold): // the request
 		case <-ctx.Done():
@@ -138,6 +159,36 @@ func (f *slotFrontier) work(ctx context.Context, hold time.Duration) {
 		f.mu.Unlock()
 		f.done.Add(1)
 	}
+}
+
+// wire puts a started request on the wire after lag (< 0: never; it
+// is not sent), records its wire time and tells the IPSlots, as the
+// frontier does (Frontier.Wrote).
+func (f *slotFrontier) wire(ctx context.Context, lag time.Duration) {
+	sent := true
+	if lag < 0 {
+		<-ctx.Done()
+		sent = false
+	} else if lag > 0 {
+		select {
+		case <-time.After(lag):
+		case <-ctx.Done():
+			sent = false
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pending--
+	var at time.Time
+	if sent {
+		at = time.Now()
+		f.last = at
+		f.web.mu.Lock()
+		f.web.wires = append(f.web.wires, slotStart{f.name, at})
+		f.web.mu.Unlock()
+	}
+	f.slots.Wrote(f.key, at)
+	f.broadcast()
 }
 
 // slotNode is a node with its IPSlots running over a slotFrontier.

@@ -8,7 +8,8 @@ import (
 
 // The operator's view of the slot bucket (docs/admin.md, "IP groups"):
 // what IPSlots knows, from its own takes and the bucket's watch, of
-// every address some node holds or wants slots of. Read-only: it
+// every address some node holds or wants slots of, or holds or queues
+// for the start hold of. Read-only: it
 // changes nothing and sends nothing.
 
 // IPSlotView is one address's slots as this node sees them.
@@ -27,6 +28,12 @@ type IPSlotView struct {
 	// Here is how many of the slots this node holds and may count now;
 	// Share is its fair share while the address is contended.
 	Here, Share int
+	// Starter is the node holding the address's start hold (the one
+	// that may start requests to it, SpaceStarts), "" when none does;
+	// StartQueue, the nodes queued for it, first first. As the watch
+	// last showed the record.
+	Starter    string
+	StartQueue []string
 }
 
 // View lists the addresses with slots held or wanted, sorted by key.
@@ -56,7 +63,10 @@ func (s *IPSlots) View() []IPSlotView {
 		if !a.wantPut.IsZero() && now.Sub(a.wantPut) < s.ttl {
 			v.Wanters = append(v.Wanters, s.node)
 		}
-		if len(v.Holders) == 0 && len(v.Wanters) == 0 {
+		if !a.recGone {
+			v.Starter, v.StartQueue = a.rec.Holder, slices.Clone(a.rec.Queue)
+		}
+		if len(v.Holders) == 0 && len(v.Wanters) == 0 && v.Starter == "" && len(v.StartQueue) == 0 {
 			continue // known only from a key gone since
 		}
 		slices.Sort(v.Wanters)
