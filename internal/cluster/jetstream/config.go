@@ -28,7 +28,10 @@ type Config struct {
 	Replicas int // copies of every stream and bucket: 3 on a 3-server cluster; default 1
 
 	// StreamMaxBytes bounds each stream; a full stream refuses publishes
-	// (DiscardNew), which publishers treat as backpressure. Default 1 GiB.
+	// (DiscardNew), which publishers treat as backpressure. Default
+	// 256 MiB: the server reserves it per stream when the stream is made,
+	// so Streams × StreamMaxBytes must fit its storage limit (see
+	// DefaultStreamMaxBytes).
 	StreamMaxBytes int64
 	// StreamMaxAge is the safety net that drops events a snapshot never
 	// purged; default 7 days.
@@ -84,7 +87,7 @@ func (c *Config) Default() {
 		c.Replicas = 1
 	}
 	if c.StreamMaxBytes == 0 {
-		c.StreamMaxBytes = 1 << 30
+		c.StreamMaxBytes = DefaultStreamMaxBytes
 	}
 	if c.StreamMaxAge == 0 {
 		c.StreamMaxAge = 7 * 24 * time.Hour
@@ -172,3 +175,12 @@ const (
 	keyLeader     = "leader"
 	keyAssignment = "assignment"
 )
+
+// DefaultStreamMaxBytes bounds each of a crawl's streams: 16 of them
+// reserve 4 GiB of the server's JetStream storage, which a server on a
+// disk with 6 GB free holds (its default limit is 75% of the free
+// space). A shard's log is cut at each snapshot (every 2,000 events by
+// default), so a stream of 64 shards holds about 128,000 events of a few
+// hundred bytes between snapshots; a full stream is backpressure, not
+// loss.
+const DefaultStreamMaxBytes = 256 << 20

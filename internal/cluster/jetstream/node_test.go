@@ -567,3 +567,25 @@ func TestFirstAssignmentWaitsForMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamsFitSmallStore opens a crawl on a server whose JetStream
+// storage is 5 GiB: the default streams fit (16 × 256 MiB); streams of
+// 1 GiB each do not, and the error says what to change.
+func TestStreamsFitSmallStore(t *testing.T) {
+	s := startServer(t, ServerConfig{MaxStore: 5 << 30})
+	nc := connect(t, s.ClientURL())
+	cfg := testConfig("a")
+	cfg.Streams = 16
+	n, err := Open(t.Context(), nc, cfg)
+	if err != nil {
+		t.Fatalf("Open with the default stream bound on a 5 GiB store: %v", err)
+	}
+	n.Close()
+	cfg = testConfig("b")
+	cfg.Crawl, cfg.Streams = "big", 16
+	cfg.StreamMaxBytes = 1 << 30
+	_, err = Open(t.Context(), nc, cfg)
+	if err == nil || !strings.Contains(err.Error(), "cannot reserve") || !strings.Contains(err.Error(), "max_file_store") {
+		t.Fatalf("Open with 16 streams of 1 GiB on a 5 GiB store = %v, want an error naming the reservation and the limit", err)
+	}
+}

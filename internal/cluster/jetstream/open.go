@@ -159,6 +159,10 @@ func (n *Node) bucket(ctx context.Context, what string, ttl time.Duration) (js.K
 	return b, nil
 }
 
+// errStorageExceeded is the server's JSStorageResourcesExceededErr: a
+// stream's MaxBytes does not fit what is left of JetStream's storage.
+const errStorageExceeded js.ErrorCode = 10047
+
 // logStream finds or makes the crawl's stream i, which holds the logs
 // of shards i, i+S, i+2S, …
 func (n *Node) logStream(ctx context.Context, i int) (js.Stream, error) {
@@ -190,6 +194,12 @@ func (n *Node) logStream(ctx context.Context, i int) (js.Stream, error) {
 		make: func(ctx context.Context) (js.Stream, error) { return n.js.CreateOrUpdateStream(ctx, sc) },
 	})
 	if err != nil {
+		if api := (*js.APIError)(nil); errors.As(err, &api) && api.ErrorCode == errStorageExceeded {
+			return nil, fmt.Errorf("jetstream: stream %s: the NATS server cannot reserve its %d bytes "+
+				"(each of the crawl's %d streams reserves that much of JetStream's file storage, whose default "+
+				"limit is 75%% of the free space of the server's disk): free space there, or raise the server's "+
+				"limit (nats-server: jetstream max_file_store): %w", sc.Name, sc.MaxBytes, n.cfg.Streams, err)
+		}
 		return nil, fmt.Errorf("jetstream: stream %s: %w", sc.Name, err)
 	}
 	return s, nil

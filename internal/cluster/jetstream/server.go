@@ -35,6 +35,10 @@ type ServerConfig struct {
 	// listing the server itself is harmless, so every server of a
 	// cluster can be given the same list.
 	Routes []string
+	// MaxStore caps JetStream's file storage (bytes): every stream
+	// reserves its MaxBytes of it when created. Default the server's own:
+	// 75% of the free space of DataDir's file system when it starts.
+	MaxStore int64
 	// Logger receives the server's log; nil discards it.
 	Logger *slog.Logger
 }
@@ -75,6 +79,9 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		StoreDir:   cfg.DataDir,
 		NoSigs:     true,
 		MaxPayload: 8 << 20,
+	}
+	if cfg.MaxStore > 0 {
+		opts.JetStreamMaxStore = cfg.MaxStore
 	}
 	if port == 0 {
 		opts.Port = server.RANDOM_PORT
