@@ -142,5 +142,23 @@ func checkKept(t *testing.T, f *Frontier) {
 		if !bytes.Equal(got.encode(), want.encode()) {
 			t.Fatalf("%q: kept %+v, stored %+v", k, e.rec, stored)
 		}
+		if e.task == nil {
+			continue
+		}
+		// The queue entry's value kept with it is the stored one.
+		task, err := decodeTask(e.task)
+		if err != nil {
+			t.Fatalf("%q: kept queue entry: %v", k, err)
+		}
+		if e.rec.state != urlQueued {
+			t.Fatalf("%q: a queue entry kept for a record in state %v", k, e.rec.state)
+		}
+		v, found, err = f.db.Get(queueKey(task.Host, e.rec.prio, e.rec.seq))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !found || !bytes.Equal(v, e.task) {
+			t.Fatalf("%q: kept queue entry %+v (band %d, seq %d), stored %v %q", k, task, e.rec.prio, e.rec.seq, found, v)
+		}
 	}
 }

@@ -57,7 +57,13 @@ type unsaved struct {
 	delta float64
 	// rec is the URL's record with the delta, when hasRec: the store's
 	// record plus delta in cash.
-	rec    urlRecord
+	rec urlRecord
+	// task is the stored value of the URL's queue entry (encodeTask),
+	// at queueKey(host, rec.prio, rec.seq), when known (nil: not kept).
+	// With it a band rise moves the entry without reading it back.
+	// Every write of a queue entry writes the URL's record too, through
+	// putURL or storeURL, so it cannot go stale unseen.
+	task   []byte
 	hasRec bool
 	dirty  bool
 }
@@ -80,13 +86,20 @@ func (u *unsavedCash) get(uk []byte) float64 {
 
 // record is the URL's record with its unsaved cash, when kept.
 func (u *unsavedCash) record(uk []byte) (urlRecord, bool) {
+	rec, _, ok := u.kept(uk)
+	return rec, ok
+}
+
+// kept is the URL's record with its unsaved cash and the value of its
+// queue entry (nil when not kept), when the record is kept.
+func (u *unsavedCash) kept(uk []byte) (urlRecord, []byte, bool) {
 	if len(u.delta) == 0 {
-		return urlRecord{}, false
+		return urlRecord{}, nil, false
 	}
 	if e := u.delta[string(uk)]; e != nil && e.hasRec {
-		return e.rec, true
+		return e.rec, e.task, true
 	}
-	return urlRecord{}, false
+	return urlRecord{}, nil, false
 }
 
 // add keeps cash for the URL with record key uk unsaved; rec is its
@@ -108,8 +121,17 @@ func (u *unsavedCash) add(uk []byte, cash float64, rec urlRecord, now time.Time)
 		u.dirty++
 	}
 	e.delta += cash
+	if !e.hasRec || !sameEntry(e.rec, rec) {
+		e.task = nil
+	}
 	e.rec, e.hasRec = rec, true
 	u.sum += cash
+}
+
+// sameEntry reports whether two records of one URL point at the same
+// queue entry.
+func sameEntry(a, b urlRecord) bool {
+	return a.state == urlQueued && b.state == urlQueued && a.prio == b.prio && a.seq == b.seq
 }
 
 // forget drops the delta of uk: a record that includes it was written.
@@ -141,7 +163,7 @@ func (u *unsavedCash) stale(uk []byte) {
 			u.drop(string(uk), e) // nothing left to keep
 			return
 		}
-		e.rec, e.hasRec = urlRecord{}, false
+		e.rec, e.task, e.hasRec = urlRecord{}, nil, false
 	}
 }
 
@@ -154,10 +176,11 @@ func (u *unsavedCash) due(now time.Time) bool {
 }
 
 // keep forgets the delta of uk (a record that includes it is being
-// written) and keeps rec, the record written, as its clean entry. When
-// the entries reach maxUnsavedURLs the clean ones go first; when all of
-// them are dirty, rec is not kept.
-func (u *unsavedCash) keep(uk []byte, rec urlRecord) {
+// written) and keeps rec, the record written, as its clean entry, with
+// task, the value of its queue entry (nil: the entry is unchanged, and
+// a task kept for it stays). When the entries reach maxUnsavedURLs the
+// clean ones go first; when all of them are dirty, rec is not kept.
+func (u *unsavedCash) keep(uk []byte, rec urlRecord, task []byte) {
 	e := u.delta[string(uk)]
 	if e == nil {
 		if len(u.delta) >= maxUnsavedURLs {
@@ -176,8 +199,14 @@ func (u *unsavedCash) keep(uk []byte, rec urlRecord) {
 		if e.dirty {
 			u.dirty--
 		}
+		if task == nil && e.hasRec && sameEntry(e.rec, rec) {
+			task = e.task
+		}
 	}
-	*e = unsaved{rec: rec, hasRec: true}
+	if rec.state != urlQueued {
+		task = nil
+	}
+	*e = unsaved{rec: rec, task: task, hasRec: true}
 }
 
 // evictClean forgets every clean entry (kept records only: nothing
@@ -200,20 +229,22 @@ func (u *unsavedCash) dropClean() {
 			delete(u.delta, k)
 			continue
 		}
-		e.rec, e.hasRec = urlRecord{}, false
+		e.rec, e.task, e.hasRec = urlRecord{}, nil, false
 	}
 }
 
-// putURL writes rec, which includes any unsaved cash of its URL, under uk.
-// Within add (f.keepPut) the record is kept as the URL's clean entry, so
-// that the next link to the URL costs no store read: a URL a site links
-// from every page is queued, then takes cash from each page, moving up a
-// band now and then, and every such write used to make the next link
-// read the record back from the store. f.mu must be held.
-func (f *Frontier) putURL(b *kv.Batch, uk []byte, rec urlRecord) {
+// putURL writes rec, which includes any unsaved cash of its URL, under uk;
+// task is the value of its queue entry when the caller writes that too
+// (nil otherwise). Within add (f.keepPut) the record is kept as the
+// URL's clean entry, with task, so that the next link to the URL costs
+// no store read and a band rise no read of the queue entry: a URL a
+// site links from every page is queued, then takes cash from each page,
+// moving up a band now and then, and every such write used to make the
+// next link read the record back from the store. f.mu must be held.
+func (f *Frontier) putURL(b *kv.Batch, uk []byte, rec urlRecord, task []byte) {
 	b.Set(uk, rec.encode())
 	if f.keepPut {
-		f.unsaved.keep(uk, rec)
+		f.unsaved.keep(uk, rec, task)
 		return
 	}
 	f.unsaved.forget(uk)
