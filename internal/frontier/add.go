@@ -22,18 +22,25 @@ func (f *Frontier) Add(_ context.Context, links []crawl.Link) (int, error) {
 // held.
 //
 // A frontier holding every shard keeps the URL records add writes in
-// memory (putURL, cash.go); if add fails, its batch is discarded and so
-// are the records it kept. A partial frontier keeps none: its shards'
-// records are replaced and dropped as shards move between nodes.
+// memory (putURL, cash.go); if add fails, its batch is discarded and
+// the kept entries, with the unsaved cash and the OPIC total, are put
+// back as they were before it (unsavedCash.rollback), as the store
+// still has them. A partial frontier keeps none: its shards' records
+// are replaced and dropped as shards move between nodes.
 func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 	if f.closed {
 		return 0, errClosed
 	}
 	f.keepPut = !f.shards.partial
+	total := f.opic.total
+	f.unsaved.begin()
 	n, err := f.addLinks(links, m)
 	f.keepPut = false
 	if err != nil {
-		f.unsaved.dropClean()
+		f.unsaved.rollback()
+		f.opic.total = total
+	} else {
+		f.unsaved.end()
 	}
 	return n, err
 }
@@ -294,5 +301,9 @@ func (f *Frontier) commit(b *kv.Batch, dirty map[*host]struct{}) error {
 	c = binary.LittleEndian.AppendUint64(c, math.Float64bits(f.opic.total-f.unsaved.sum))
 	c = binary.LittleEndian.AppendUint64(c, math.Float64bits(f.hostCapacity))
 	b.Set(metaKey("counts"), c)
+	if f.failCommit != nil {
+		b.Discard()
+		return f.failCommit
+	}
 	return b.Commit(false)
 }

@@ -45,6 +45,29 @@ type unsavedCash struct {
 	sum   float64             // the sum of the deltas
 	since time.Time           // when the oldest delta was made
 	dirty int                 // entries with a delta (the rest are kept records)
+
+	// While add runs (begin to end or rollback), the journal holds each
+	// entry add changed, added or removed, as it was before its first
+	// change, and saved the totals above: a failed add (its batch
+	// discarded) puts them back, so the entries stay what the store
+	// holds plus the unsaved cash. Entries removed without a change
+	// in the add were clean, a cache only: they stay removed.
+	epoch   uint64 // the add running, or the last one
+	on      bool   // an add is running
+	journal []undo
+	saved   struct {
+		sum   float64
+		since time.Time
+		dirty int
+	}
+}
+
+// undo is an entry as it was before add first changed it: prev, in the
+// map under e.key when existed, else not in it.
+type undo struct {
+	e       *unsaved
+	prev    unsaved
+	existed bool
 }
 
 // An entry is dirty (a delta not yet written) or clean: a record kept
@@ -54,6 +77,8 @@ type unsavedCash struct {
 // its record is written (putURL, storeURL), and all of them go when a
 // save leaves more than maxUnsavedURLs entries.
 type unsaved struct {
+	key   string // its key in the map
+	epoch uint64 // the last add that journaled it (unsavedCash.touch)
 	delta float64
 	// rec is the URL's record with the delta, when hasRec: the store's
 	// record plus delta in cash.
@@ -72,6 +97,61 @@ const (
 	maxUnsavedURLs = 1 << 14
 	maxUnsavedAge  = 5 * time.Second
 )
+
+// begin starts the journal of an add.
+func (u *unsavedCash) begin() {
+	u.epoch++
+	u.on = true
+	u.journal = u.journal[:0]
+	u.saved.sum, u.saved.since, u.saved.dirty = u.sum, u.since, u.dirty
+}
+
+// end forgets the journal of an add whose batch was committed.
+func (u *unsavedCash) end() {
+	clear(u.journal) // (its records point at tasks and captures)
+	u.journal = u.journal[:0]
+	u.on = false
+}
+
+// rollback puts every entry the add changed back as it was, and the
+// totals: the add's batch was discarded.
+func (u *unsavedCash) rollback() {
+	for i := len(u.journal) - 1; i >= 0; i-- {
+		j := &u.journal[i]
+		if !j.existed {
+			delete(u.delta, j.e.key)
+			continue
+		}
+		*j.e = j.prev
+		u.delta[j.e.key] = j.e
+	}
+	u.sum, u.since, u.dirty = u.saved.sum, u.saved.since, u.saved.dirty
+	u.end()
+}
+
+// touch journals e, an entry in the map, before a change, unless this
+// add journaled it already.
+func (u *unsavedCash) touch(e *unsaved) {
+	if !u.on || e.epoch == u.epoch {
+		return
+	}
+	e.epoch = u.epoch
+	u.journal = append(u.journal, undo{e: e, prev: *e, existed: true})
+}
+
+// create adds a new entry under uk.
+func (u *unsavedCash) create(uk []byte) *unsaved {
+	if u.delta == nil {
+		u.delta = make(map[string]*unsaved)
+	}
+	k := string(uk)
+	e := &unsaved{key: k, epoch: u.epoch}
+	u.delta[k] = e
+	if u.on {
+		u.journal = append(u.journal, undo{e: e})
+	}
+	return e
+}
 
 // get is the unsaved cash of the URL with record key uk.
 func (u *unsavedCash) get(uk []byte) float64 {
@@ -105,16 +185,14 @@ func (u *unsavedCash) kept(uk []byte) (urlRecord, []byte, bool) {
 // add keeps cash for the URL with record key uk unsaved; rec is its
 // record with the cash (and any earlier unsaved cash).
 func (u *unsavedCash) add(uk []byte, cash float64, rec urlRecord, now time.Time) {
-	if u.delta == nil {
-		u.delta = make(map[string]*unsaved)
-	}
 	if u.dirty == 0 {
 		u.since = now
 	}
 	e := u.delta[string(uk)]
 	if e == nil {
-		e = &unsaved{}
-		u.delta[string(uk)] = e
+		e = u.create(uk)
+	} else {
+		u.touch(e)
 	}
 	if !e.dirty {
 		e.dirty = true
@@ -146,6 +224,7 @@ func (u *unsavedCash) forget(uk []byte) {
 
 // drop removes the entry e of key k.
 func (u *unsavedCash) drop(k string, e *unsaved) {
+	u.touch(e)
 	u.sum -= e.delta
 	if e.dirty {
 		u.dirty--
@@ -163,6 +242,7 @@ func (u *unsavedCash) stale(uk []byte) {
 			u.drop(string(uk), e) // nothing left to keep
 			return
 		}
+		u.touch(e)
 		e.rec, e.task, e.hasRec = urlRecord{}, nil, false
 	}
 }
@@ -189,12 +269,9 @@ func (u *unsavedCash) keep(uk []byte, rec urlRecord, task []byte) {
 				return
 			}
 		}
-		if u.delta == nil {
-			u.delta = make(map[string]*unsaved)
-		}
-		e = &unsaved{}
-		u.delta[string(uk)] = e
+		e = u.create(uk)
 	} else {
+		u.touch(e)
 		u.sum -= e.delta
 		if e.dirty {
 			u.dirty--
@@ -206,7 +283,7 @@ func (u *unsavedCash) keep(uk []byte, rec urlRecord, task []byte) {
 	if rec.state != urlQueued {
 		task = nil
 	}
-	*e = unsaved{rec: rec, task: task, hasRec: true}
+	*e = unsaved{key: e.key, epoch: e.epoch, rec: rec, task: task, hasRec: true}
 }
 
 // evictClean forgets every clean entry (kept records only: nothing
@@ -216,20 +293,6 @@ func (u *unsavedCash) evictClean() {
 		if !e.dirty {
 			delete(u.delta, k)
 		}
-	}
-}
-
-// dropClean forgets every clean entry, and the kept record of every
-// dirty one (its delta stays: it applies to whatever the store holds).
-// add calls it when it fails: the records it kept went with its
-// discarded batch.
-func (u *unsavedCash) dropClean() {
-	for k, e := range u.delta {
-		if !e.dirty {
-			delete(u.delta, k)
-			continue
-		}
-		e.rec, e.task, e.hasRec = urlRecord{}, nil, false
 	}
 }
 
@@ -281,6 +344,7 @@ func (f *Frontier) saveCash(b *kv.Batch) error {
 		if !e.dirty {
 			continue
 		}
+		u.touch(e)
 		d := e.delta
 		if e.hasRec {
 			b.Set([]byte(k), e.rec.encode())
