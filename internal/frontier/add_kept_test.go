@@ -19,12 +19,21 @@ import (
 // what the store holds (with the URL's unsaved cash), through a random
 // mix of links with and without cash, shorter paths, leases and
 // completions.
-func TestAddKeepsWrittenRecords(t *testing.T) {
+func TestAddKeepsWrittenRecords(t *testing.T) { testAddKeeps(t, 0, false) }
+
+// TestAddKeepsWrittenRecordsFailing is the same with a bound of 24
+// entries (so that they are evicted, saved and reused all the time) and
+// one Add in 8 failing its commit: a failed Add leaves the entries as
+// they were, and the stored records and total agree at the end.
+func TestAddKeepsWrittenRecordsFailing(t *testing.T) { testAddKeeps(t, 24, true) }
+
+func testAddKeeps(t *testing.T, bound int, fail bool) {
 	f, err := Open(Options{Dir: t.TempDir(), Policy: politeness.Policy{Delay: time.Nanosecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	f.unsaved.max = bound
 	ctx := t.Context()
 
 	var links []crawl.Link
@@ -71,6 +80,24 @@ func TestAddKeepsWrittenRecords(t *testing.T) {
 				l.Depth = 1 + rng.IntN(5)
 				l.Cash = []float64{0, 0.001, 0.05, 2}[rng.IntN(4)]
 				links[i] = l
+			}
+			if fail && rng.IntN(8) == 0 {
+				before, total := snapshotUnsaved(f), f.opic.total
+				f.mu.Lock()
+				f.failCommit = errors.New("injected")
+				f.mu.Unlock()
+				_, err := f.Add(ctx, links)
+				f.mu.Lock()
+				f.failCommit = nil
+				f.mu.Unlock()
+				// (An Add whose links change nothing commits nothing.)
+				if err == nil {
+					break
+				}
+				if d := unsavedDiff(before, snapshotUnsaved(f)); d != "" || f.opic.total != total {
+					t.Fatalf("step %d: after a failed Add, against before it: OPIC total %v, was %v\n%s", step, f.opic.total, total, d)
+				}
+				break
 			}
 			if _, err := f.Add(ctx, links); err != nil {
 				t.Fatal(err)

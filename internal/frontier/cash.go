@@ -45,6 +45,7 @@ type unsavedCash struct {
 	sum   float64             // the sum of the deltas
 	since time.Time           // when the oldest delta was made
 	dirty int                 // entries with a delta (the rest are kept records)
+	max   int                 // the bound, maxUnsavedURLs unless set (tests)
 
 	// While add runs (begin to end or rollback), the journal holds each
 	// entry add changed, added or removed, as it was before its first
@@ -55,7 +56,12 @@ type unsavedCash struct {
 	epoch   uint64 // the add running, or the last one
 	on      bool   // an add is running
 	journal []undo
-	saved   struct {
+	// free holds removed entries for create to reuse (at most
+	// maxUnsavedURLs), so that keeping a new URL's record costs the
+	// key's allocation only; entries removed while an add runs join it
+	// when the add ends (freed), as its journal may put them back.
+	free, freed []*unsaved
+	saved       struct {
 		sum   float64
 		since time.Time
 		dirty int
@@ -98,6 +104,15 @@ const (
 	maxUnsavedAge  = 5 * time.Second
 )
 
+// limit is the bound on entries: a save is due at as many dirty ones,
+// and keep keeps no more than as many.
+func (u *unsavedCash) limit() int {
+	if u.max > 0 {
+		return u.max
+	}
+	return maxUnsavedURLs
+}
+
 // begin starts the journal of an add.
 func (u *unsavedCash) begin() {
 	u.epoch++
@@ -111,6 +126,29 @@ func (u *unsavedCash) end() {
 	clear(u.journal) // (its records point at tasks and captures)
 	u.journal = u.journal[:0]
 	u.on = false
+	for _, e := range u.freed {
+		u.release(e)
+	}
+	clear(u.freed)
+	u.freed = u.freed[:0]
+}
+
+// remove deletes the entry e from the map, for reuse.
+func (u *unsavedCash) remove(e *unsaved) {
+	delete(u.delta, e.key)
+	if u.on {
+		u.freed = append(u.freed, e)
+		return
+	}
+	u.release(e)
+}
+
+// release puts e, no longer in the map, in the free list, if it has room.
+func (u *unsavedCash) release(e *unsaved) {
+	if len(u.free) < u.limit() {
+		*e = unsaved{}
+		u.free = append(u.free, e)
+	}
 }
 
 // rollback puts every entry the add changed back as it was, and the
@@ -126,6 +164,8 @@ func (u *unsavedCash) rollback() {
 		u.delta[j.e.key] = j.e
 	}
 	u.sum, u.since, u.dirty = u.saved.sum, u.saved.since, u.saved.dirty
+	clear(u.freed) // (some are back in the map)
+	u.freed = u.freed[:0]
 	u.end()
 }
 
@@ -145,7 +185,15 @@ func (u *unsavedCash) create(uk []byte) *unsaved {
 		u.delta = make(map[string]*unsaved)
 	}
 	k := string(uk)
-	e := &unsaved{key: k, epoch: u.epoch}
+	var e *unsaved
+	if n := len(u.free); n > 0 {
+		e = u.free[n-1]
+		u.free[n-1] = nil
+		u.free = u.free[:n-1]
+		*e = unsaved{key: k, epoch: u.epoch}
+	} else {
+		e = &unsaved{key: k, epoch: u.epoch}
+	}
 	u.delta[k] = e
 	if u.on {
 		u.journal = append(u.journal, undo{e: e})
@@ -218,18 +266,18 @@ func (u *unsavedCash) forget(uk []byte) {
 		return
 	}
 	if e := u.delta[string(uk)]; e != nil {
-		u.drop(string(uk), e)
+		u.drop(e)
 	}
 }
 
-// drop removes the entry e of key k.
-func (u *unsavedCash) drop(k string, e *unsaved) {
+// drop removes the entry e.
+func (u *unsavedCash) drop(e *unsaved) {
 	u.touch(e)
 	u.sum -= e.delta
 	if e.dirty {
 		u.dirty--
 	}
-	delete(u.delta, k)
+	u.remove(e)
 }
 
 // stale forgets the kept record of uk, keeping its delta.
@@ -239,7 +287,7 @@ func (u *unsavedCash) stale(uk []byte) {
 	}
 	if e := u.delta[string(uk)]; e != nil {
 		if !e.dirty {
-			u.drop(string(uk), e) // nothing left to keep
+			u.drop(e) // nothing left to keep
 			return
 		}
 		u.touch(e)
@@ -252,7 +300,7 @@ func (u *unsavedCash) pending() int { return u.dirty }
 
 // due reports whether the deltas must be written.
 func (u *unsavedCash) due(now time.Time) bool {
-	return u.dirty >= maxUnsavedURLs || (u.dirty > 0 && now.Sub(u.since) >= maxUnsavedAge)
+	return u.dirty >= u.limit() || (u.dirty > 0 && now.Sub(u.since) >= maxUnsavedAge)
 }
 
 // keep forgets the delta of uk (a record that includes it is being
@@ -263,9 +311,9 @@ func (u *unsavedCash) due(now time.Time) bool {
 func (u *unsavedCash) keep(uk []byte, rec urlRecord, task []byte) {
 	e := u.delta[string(uk)]
 	if e == nil {
-		if len(u.delta) >= maxUnsavedURLs {
+		if len(u.delta) >= u.limit() {
 			u.evictClean()
-			if len(u.delta) >= maxUnsavedURLs {
+			if len(u.delta) >= u.limit() {
 				return
 			}
 		}
@@ -289,9 +337,9 @@ func (u *unsavedCash) keep(uk []byte, rec urlRecord, task []byte) {
 // evictClean forgets every clean entry (kept records only: nothing
 // unsaved).
 func (u *unsavedCash) evictClean() {
-	for k, e := range u.delta {
+	for _, e := range u.delta {
 		if !e.dirty {
-			delete(u.delta, k)
+			u.remove(e)
 		}
 	}
 }
@@ -367,10 +415,12 @@ func (f *Frontier) saveCash(b *kv.Batch) error {
 			rec.cash += d
 			b.Set([]byte(k), rec.encode())
 		}
-		delete(u.delta, k)
+		u.remove(e)
 	}
-	if len(u.delta) > maxUnsavedURLs {
-		clear(u.delta) // all clean now: a cache, bounded
+	if len(u.delta) > u.limit() {
+		for _, e := range u.delta {
+			u.remove(e) // all clean now: a cache, bounded
+		}
 	}
 	u.dirty, u.sum = 0, 0
 	return nil
