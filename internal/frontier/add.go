@@ -125,11 +125,11 @@ func (f *Frontier) addLinks(links []crawl.Link, m crawl.Position) (int, error) {
 			rec.cash = l.Cash
 			f.opic.total += l.Cash
 		}
-		// The new URL's record is kept with its queue entry (two
-		// allocations): in a crawl nearly every URL is linked again,
-		// and its next link then reads nothing, nor does a band rise
-		// that moves it.
+		// A new URL's record is not kept: see maxCleanURLs (cash.go).
+		keep := f.keepPut
+		f.keepPut = false
 		f.enqueueValue(b, h, uk, kh, encodeTask(crawl.Task{Link: l}), rec, f.band(rec))
+		f.keepPut = keep
 		dirty[h] = struct{}{}
 		added++
 	}

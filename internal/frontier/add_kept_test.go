@@ -13,10 +13,11 @@ import (
 	"github.com/godwit-crawler/godwit/internal/politeness"
 )
 
-// TestAddKeepsWrittenRecords: the URL records Add writes (a new URL
-// queued, a band rise, a shorter path) are kept in memory, so that the
-// next link to the URL costs no store read; and every kept record is
-// what the store holds (with the URL's unsaved cash), through a random
+// TestAddKeepsWrittenRecords: the URL records Add writes for known URLs
+// (a band rise, a shorter path) are kept in memory, with the value of
+// the queue entry it wrote, so that the next link to the URL costs no
+// store read; and every kept record and value is what the store holds
+// (with the URL's unsaved cash), through a random
 // mix of links with and without cash, shorter paths, leases and
 // completions.
 func TestAddKeepsWrittenRecords(t *testing.T) { testAddKeeps(t, 0, false) }

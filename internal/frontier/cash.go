@@ -80,7 +80,7 @@ type undo struct {
 // after saveCash wrote its delta, so that the navigation URLs a site
 // links from every page are answered from memory after a save too, not
 // with a store read each. A clean entry is only a cache: it goes when
-// its record is written (putURL, storeURL), and all of them go when a
+// its record is written (putURL, storeURL), and half of them when a
 // save leaves more than maxCleanURLs entries.
 type unsaved struct {
 	key   string // its key in the map
@@ -102,10 +102,13 @@ type unsaved struct {
 const (
 	maxUnsavedURLs = 1 << 14
 	maxUnsavedAge  = 5 * time.Second
-	// maxCleanURLs bounds the clean entries (kept records, a cache):
-	// with every new URL's record kept, a bound of maxUnsavedURLs grew
-	// a crawl's peak RSS by ~25 MB.
-	maxCleanURLs = maxUnsavedURLs / 4
+	// maxCleanURLs bounds the clean entries (kept records, a cache).
+	// Keeping every new URL's record too (reads saved in a 30-link
+	// crawl: 17k record reads, 23k queue entry reads) grew its peak
+	// RSS by ~25 MB at this bound, and at a quarter of it read more than
+	// without (the next link to a URL comes after more than 4,096 new
+	// URLs): new URLs' records are not kept (add.go).
+	maxCleanURLs = maxUnsavedURLs
 )
 
 // limit is the bound on entries: a save is due at as many dirty ones,
@@ -316,13 +319,16 @@ func (u *unsavedCash) due(now time.Time) bool {
 // written) and keeps rec, the record written, as its clean entry, with
 // task, the value of its queue entry (nil: the entry is unchanged, and
 // a task kept for it stays). When the clean entries reach
-// maxCleanURLs, or all of them maxUnsavedURLs, the clean ones go; when
-// all of them are dirty, rec is not kept.
+// maxCleanURLs, half of them go; when all entries reach maxUnsavedURLs,
+// every clean one, and when all of them are dirty, rec is not kept.
 func (u *unsavedCash) keep(uk []byte, rec urlRecord, task []byte) {
 	e := u.delta[string(uk)]
 	if e == nil {
-		if len(u.delta)-u.dirty >= u.cleanLimit() || len(u.delta) >= u.limit() {
-			u.evictClean()
+		if len(u.delta)-u.dirty >= u.cleanLimit() {
+			u.evictClean(u.cleanLimit() / 2)
+		}
+		if len(u.delta) >= u.limit() {
+			u.evictClean(0)
 			if len(u.delta) >= u.limit() {
 				return
 			}
@@ -344,12 +350,19 @@ func (u *unsavedCash) keep(uk []byte, rec urlRecord, task []byte) {
 	*e = unsaved{key: e.key, epoch: e.epoch, rec: rec, task: task, hasRec: true}
 }
 
-// evictClean forgets every clean entry (kept records only: nothing
-// unsaved).
-func (u *unsavedCash) evictClean() {
+// evictClean forgets clean entries (kept records only: nothing unsaved)
+// in the map's order, which is random, until at most n are left: a URL
+// linked from every page stays kept with even odds at each eviction,
+// and is kept again at its next link if not.
+func (u *unsavedCash) evictClean(n int) {
+	clean := len(u.delta) - u.dirty
 	for _, e := range u.delta {
+		if clean <= n {
+			return
+		}
 		if !e.dirty {
 			u.remove(e)
+			clean--
 		}
 	}
 }
@@ -427,11 +440,9 @@ func (f *Frontier) saveCash(b *kv.Batch) error {
 		}
 		u.remove(e)
 	}
-	if len(u.delta) > u.cleanLimit() {
-		for _, e := range u.delta {
-			u.remove(e) // all clean now: a cache, bounded
-		}
-	}
 	u.dirty, u.sum = 0, 0
+	if len(u.delta) > u.cleanLimit() {
+		u.evictClean(u.cleanLimit() / 2) // all clean now: a cache, bounded
+	}
 	return nil
 }
