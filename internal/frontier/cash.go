@@ -57,7 +57,7 @@ type unsavedCash struct {
 	on      bool   // an add is running
 	journal []undo
 	// free holds removed entries for create to reuse (at most
-	// maxCleanURLs), so that keeping a new URL's record costs the
+	// maxFreeEntries), so that keeping a new URL's record costs the
 	// key's allocation only; entries removed while an add runs join it
 	// when the add ends (freed), as its journal may put them back.
 	free, freed []*unsaved
@@ -80,7 +80,7 @@ type undo struct {
 // after saveCash wrote its delta, so that the navigation URLs a site
 // links from every page are answered from memory after a save too, not
 // with a store read each. A clean entry is only a cache: it goes when
-// its record is written (putURL, storeURL), and half of them when a
+// its record is written (putURL, storeURL), and all of them when a
 // save leaves more than maxCleanURLs entries.
 type unsaved struct {
 	key   string // its key in the map
@@ -109,6 +109,8 @@ const (
 	// without (the next link to a URL comes after more than 4,096 new
 	// URLs): new URLs' records are not kept (add.go).
 	maxCleanURLs = maxUnsavedURLs
+	// maxFreeEntries bounds the entries kept for reuse (256 KB).
+	maxFreeEntries = 1 << 10
 )
 
 // limit is the bound on entries: a save is due at as many dirty ones,
@@ -135,14 +137,22 @@ func (u *unsavedCash) begin() {
 
 // end forgets the journal of an add whose batch was committed.
 func (u *unsavedCash) end() {
-	clear(u.journal) // (its records point at tasks and captures)
-	u.journal = u.journal[:0]
+	u.journal = shrink(u.journal) // (its records point at tasks and captures)
 	u.on = false
 	for _, e := range u.freed {
 		u.release(e)
 	}
-	clear(u.freed)
-	u.freed = u.freed[:0]
+	u.freed = shrink(u.freed)
+}
+
+// shrink empties s, and lets a large one go (an add that saved journals
+// every entry): kept, its capacity was ~5 MB a crawl's peak RSS held.
+func shrink[T any](s []T) []T {
+	if cap(s) > maxFreeEntries {
+		return nil
+	}
+	clear(s)
+	return s[:0]
 }
 
 // remove deletes the entry e from the map, for reuse.
@@ -157,7 +167,7 @@ func (u *unsavedCash) remove(e *unsaved) {
 
 // release puts e, no longer in the map, in the free list, if it has room.
 func (u *unsavedCash) release(e *unsaved) {
-	if len(u.free) < u.cleanLimit() {
+	if len(u.free) < maxFreeEntries {
 		*e = unsaved{}
 		u.free = append(u.free, e)
 	}
@@ -318,16 +328,12 @@ func (u *unsavedCash) due(now time.Time) bool {
 // keep forgets the delta of uk (a record that includes it is being
 // written) and keeps rec, the record written, as its clean entry, with
 // task, the value of its queue entry (nil: the entry is unchanged, and
-// a task kept for it stays). When the clean entries reach
-// maxCleanURLs, half of them go; when all entries reach maxUnsavedURLs,
-// every clean one, and when all of them are dirty, rec is not kept.
+// a task kept for it stays). When the entries reach maxUnsavedURLs the
+// clean ones go; when all of them are dirty, rec is not kept.
 func (u *unsavedCash) keep(uk []byte, rec urlRecord, task []byte) {
 	e := u.delta[string(uk)]
 	if e == nil {
-		if len(u.delta)-u.dirty >= u.cleanLimit() {
-			u.evictClean(u.cleanLimit() / 2)
-		}
-		if len(u.delta) >= u.limit() {
+		if len(u.delta)-u.dirty >= u.cleanLimit() || len(u.delta) >= u.limit() {
 			u.evictClean(0)
 			if len(u.delta) >= u.limit() {
 				return
@@ -351,9 +357,7 @@ func (u *unsavedCash) keep(uk []byte, rec urlRecord, task []byte) {
 }
 
 // evictClean forgets clean entries (kept records only: nothing unsaved)
-// in the map's order, which is random, until at most n are left: a URL
-// linked from every page stays kept with even odds at each eviction,
-// and is kept again at its next link if not.
+// until at most n are left.
 func (u *unsavedCash) evictClean(n int) {
 	clean := len(u.delta) - u.dirty
 	for _, e := range u.delta {
@@ -442,7 +446,7 @@ func (f *Frontier) saveCash(b *kv.Batch) error {
 	}
 	u.dirty, u.sum = 0, 0
 	if len(u.delta) > u.cleanLimit() {
-		u.evictClean(u.cleanLimit() / 2) // all clean now: a cache, bounded
+		u.evictClean(0) // all clean now: a cache, bounded
 	}
 	return nil
 }
