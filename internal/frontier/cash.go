@@ -56,6 +56,10 @@ type unsavedCash struct {
 	epoch   uint64 // the add running, or the last one
 	on      bool   // an add is running
 	journal []undo
+	// savedDeltas journals a save within the add: each entry it wrote
+	// or removed, dirty before with its delta (a save changes nothing
+	// else, and copying whole entries for it held megabytes).
+	savedDeltas []savedDelta
 	// free holds removed entries for create to reuse (at most
 	// maxFreeEntries), so that keeping a new URL's record costs the
 	// key's allocation only; entries removed while an add runs join it
@@ -66,6 +70,12 @@ type unsavedCash struct {
 		since time.Time
 		dirty int
 	}
+}
+
+// savedDelta is a dirty entry before a save wrote or removed it.
+type savedDelta struct {
+	e     *unsaved
+	delta float64
 }
 
 // undo is an entry as it was before add first changed it: prev, in the
@@ -138,6 +148,7 @@ func (u *unsavedCash) begin() {
 // end forgets the journal of an add whose batch was committed.
 func (u *unsavedCash) end() {
 	u.journal = shrink(u.journal) // (its records point at tasks and captures)
+	u.savedDeltas = shrink(u.savedDeltas)
 	u.on = false
 	for _, e := range u.freed {
 		u.release(e)
@@ -176,6 +187,11 @@ func (u *unsavedCash) release(e *unsaved) {
 // rollback puts every entry the add changed back as it was, and the
 // totals: the add's batch was discarded.
 func (u *unsavedCash) rollback() {
+	for i := len(u.savedDeltas) - 1; i >= 0; i-- { // (the save came last)
+		s := u.savedDeltas[i]
+		s.e.delta, s.e.dirty = s.delta, true
+		u.delta[s.e.key] = s.e
+	}
 	for i := len(u.journal) - 1; i >= 0; i-- {
 		j := &u.journal[i]
 		if !j.existed {
@@ -419,8 +435,10 @@ func (f *Frontier) saveCash(b *kv.Batch) error {
 		if !e.dirty {
 			continue
 		}
-		u.touch(e)
 		d := e.delta
+		if u.on {
+			u.savedDeltas = append(u.savedDeltas, savedDelta{e, d})
+		}
 		if e.hasRec {
 			b.Set([]byte(k), e.rec.encode())
 			e.delta, e.dirty = 0, false
