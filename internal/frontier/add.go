@@ -22,18 +22,25 @@ func (f *Frontier) Add(_ context.Context, links []crawl.Link) (int, error) {
 // held.
 //
 // A frontier holding every shard keeps the URL records add writes in
-// memory (putURL, cash.go); if add fails, its batch is discarded and so
-// are the records it kept. A partial frontier keeps none: its shards'
-// records are replaced and dropped as shards move between nodes.
+// memory (putURL, cash.go); if add fails, its batch is discarded and
+// the kept entries, with the unsaved cash and the OPIC total, are put
+// back as they were before it (unsavedCash.rollback), as the store
+// still has them. A partial frontier keeps none: its shards' records
+// are replaced and dropped as shards move between nodes.
 func (f *Frontier) add(links []crawl.Link, m crawl.Position) (int, error) {
 	if f.closed {
 		return 0, errClosed
 	}
 	f.keepPut = !f.shards.partial
+	total := f.opic.total
+	f.unsaved.begin()
 	n, err := f.addLinks(links, m)
 	f.keepPut = false
 	if err != nil {
-		f.unsaved.dropClean()
+		f.unsaved.rollback()
+		f.opic.total = total
+	} else {
+		f.unsaved.end()
 	}
 	return n, err
 }
@@ -58,7 +65,7 @@ func (f *Frontier) addLinks(links []crawl.Link, m crawl.Position) (int, error) {
 			if d, ok := f.recent.depth(kh); ok && f.re == nil && l.Hints == (crawl.Hints{}) && (l.Embed > 0 || l.Depth >= d) {
 				continue // finished, and this link changes nothing (recent.go)
 			}
-			rec, ok := f.unsaved.record(uk) // kept with its unsaved cash (cash.go)
+			rec, task, ok := f.unsaved.kept(uk) // kept with its unsaved cash (cash.go)
 			if !ok {
 				v, found, err := f.db.Get(uk)
 				if err != nil {
@@ -85,14 +92,14 @@ func (f *Frontier) addLinks(links []crawl.Link, m crawl.Position) (int, error) {
 					// (A requisite has its page's depth, not a
 					// shorter path to the URL.)
 					f.recent.drop(kh)
-					err = f.shorterPath(b, dirty, uk, rec, l)
+					err = f.shorterPath(b, dirty, uk, rec, task, l)
 				case rec.state == urlDone && f.re == nil:
 					f.recent.put(kh, rec.depth)
 					if changed {
-						err = f.settle(b, dirty, uk, rec, l, !hinted)
+						err = f.settle(b, dirty, uk, rec, task, l, !hinted)
 					}
 				case changed:
-					err = f.settle(b, dirty, uk, rec, l, !hinted)
+					err = f.settle(b, dirty, uk, rec, task, l, !hinted)
 				}
 				if err != nil {
 					b.Discard()
@@ -118,12 +125,10 @@ func (f *Frontier) addLinks(links []crawl.Link, m crawl.Position) (int, error) {
 			rec.cash = l.Cash
 			f.opic.total += l.Cash
 		}
-		// A new URL's record is not kept (two allocations, for a URL
-		// that may not be linked again): it is once a later link
-		// rewrites it.
+		// A new URL's record is not kept: see maxCleanURLs (cash.go).
 		keep := f.keepPut
 		f.keepPut = false
-		f.enqueue(b, h, uk, crawl.Task{Link: l}, rec, f.band(rec))
+		f.enqueueValue(b, h, uk, kh, encodeTask(crawl.Task{Link: l}), rec, f.band(rec))
 		f.keepPut = keep
 		dirty[h] = struct{}{}
 		added++
@@ -158,13 +163,20 @@ func appendURLKey(dst []byte, host, key string) []byte {
 // enqueue writes a queue entry for t at the back of band prio and the
 // URL record pointing at it. f.mu must be held.
 func (f *Frontier) enqueue(b *kv.Batch, h *host, uk []byte, t crawl.Task, rec urlRecord, prio uint8) {
-	f.recent.drop(keyHash(t.Key)) // queued: no longer finished
+	f.enqueueValue(b, h, uk, keyHash(t.Key), encodeTask(t), rec, prio)
+}
+
+// enqueueValue is enqueue of a task already encoded (v, which putURL
+// may keep: the caller must not change it), of the URL whose key hashes
+// to kh. f.mu must be held.
+func (f *Frontier) enqueueValue(b *kv.Batch, h *host, uk []byte, kh uint64, v []byte, rec urlRecord, prio uint8) {
+	f.recent.drop(kh) // queued: no longer finished
 	seq := h.rec.nextSeq
 	h.rec.nextSeq++
 	qk := queueKey(h.name, prio, seq)
-	b.Set(qk, encodeTask(t))
+	b.Set(qk, v)
 	rec.state, rec.prio, rec.seq = urlQueued, prio, seq
-	f.putURL(b, uk, rec)
+	f.putURL(b, uk, rec, v)
 	h.rec.queued++
 	f.counts.queued++
 	if prio == revisitBand {
@@ -196,8 +208,9 @@ func (f *Frontier) dequeued(h *host, key []byte) {
 
 // shorterPath handles a link to a URL already known at a greater depth:
 // the smaller depth is taken up (see crawl.Frontier.Add), and rec, with
-// what take changed, written to b. f.mu must be held.
-func (f *Frontier) shorterPath(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec urlRecord, l crawl.Link) error {
+// what take changed, written to b; task is the value of its queue entry
+// when kept (nil: read it). f.mu must be held.
+func (f *Frontier) shorterPath(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec urlRecord, task []byte, l crawl.Link) error {
 	switch rec.state {
 	case urlQueued:
 		rec.depth = l.Depth
@@ -206,7 +219,7 @@ func (f *Frontier) shorterPath(b *kv.Batch, dirty map[*host]struct{}, uk []byte,
 			// Leased, or a revisit (it keeps its band): rewrite the entry
 			// in place (a restart fetches it at the new depth); a leased one
 			// is replayed once its lease is done.
-			oldKey, t, ok, err := f.queuedTask(l.Host, rec)
+			oldKey, t, ok, err := f.queuedTask(l.Host, rec, task)
 			if err != nil || !ok {
 				return err // an entry already completed in this batch's past: nothing to improve
 			}
@@ -215,15 +228,16 @@ func (f *Frontier) shorterPath(b *kv.Batch, dirty map[*host]struct{}, uk []byte,
 				ls.improve = true
 				ls.item.task = t
 			}
-			b.Set(oldKey, encodeTask(t))
-			f.putURL(b, uk, rec)
+			v := encodeTask(t)
+			b.Set(oldKey, v)
+			f.putURL(b, uk, rec, v)
 			return nil
 		}
 		// Queued: move it to its new band.
-		return f.move(b, dirty, uk, &rec, l.Host, improve, f.band(rec))
+		return f.move(b, dirty, uk, &rec, task, l, improve, f.band(rec))
 	case urlDone:
 		if rec.capture == nil {
-			f.putURL(b, uk, rec) // nothing archived: nothing to follow again
+			f.putURL(b, uk, rec, nil) // nothing archived: nothing to follow again
 			return nil
 		}
 		h, err := f.activeHost(l.Host)
@@ -287,5 +301,9 @@ func (f *Frontier) commit(b *kv.Batch, dirty map[*host]struct{}) error {
 	c = binary.LittleEndian.AppendUint64(c, math.Float64bits(f.opic.total-f.unsaved.sum))
 	c = binary.LittleEndian.AppendUint64(c, math.Float64bits(f.hostCapacity))
 	b.Set(metaKey("counts"), c)
+	if f.failCommit != nil {
+		b.Discard()
+		return f.failCommit
+	}
 	return b.Commit(false)
 }

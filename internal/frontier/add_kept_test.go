@@ -13,18 +13,28 @@ import (
 	"github.com/godwit-crawler/godwit/internal/politeness"
 )
 
-// TestAddKeepsWrittenRecords: the URL records Add writes (a new URL
-// queued, a band rise, a shorter path) are kept in memory, so that the
-// next link to the URL costs no store read; and every kept record is
-// what the store holds (with the URL's unsaved cash), through a random
+// TestAddKeepsWrittenRecords: the URL records Add writes for known URLs
+// (a band rise, a shorter path) are kept in memory, with the value of
+// the queue entry it wrote, so that the next link to the URL costs no
+// store read; and every kept record and value is what the store holds
+// (with the URL's unsaved cash), through a random
 // mix of links with and without cash, shorter paths, leases and
 // completions.
-func TestAddKeepsWrittenRecords(t *testing.T) {
+func TestAddKeepsWrittenRecords(t *testing.T) { testAddKeeps(t, 0, false) }
+
+// TestAddKeepsWrittenRecordsFailing is the same with a bound of 24
+// entries (so that they are evicted, saved and reused all the time) and
+// one Add in 8 failing its commit: a failed Add leaves the entries as
+// they were, and the stored records and total agree at the end.
+func TestAddKeepsWrittenRecordsFailing(t *testing.T) { testAddKeeps(t, 24, true) }
+
+func testAddKeeps(t *testing.T, bound int, fail bool) {
 	f, err := Open(Options{Dir: t.TempDir(), Policy: politeness.Policy{Delay: time.Nanosecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	f.unsaved.max = bound
 	ctx := t.Context()
 
 	var links []crawl.Link
@@ -71,6 +81,24 @@ func TestAddKeepsWrittenRecords(t *testing.T) {
 				l.Depth = 1 + rng.IntN(5)
 				l.Cash = []float64{0, 0.001, 0.05, 2}[rng.IntN(4)]
 				links[i] = l
+			}
+			if fail && rng.IntN(8) == 0 {
+				before, total := snapshotUnsaved(f), f.opic.total
+				f.mu.Lock()
+				f.failCommit = errors.New("injected")
+				f.mu.Unlock()
+				_, err := f.Add(ctx, links)
+				f.mu.Lock()
+				f.failCommit = nil
+				f.mu.Unlock()
+				// (An Add whose links change nothing commits nothing.)
+				if err == nil {
+					break
+				}
+				if d := unsavedDiff(before, snapshotUnsaved(f)); d != "" || f.opic.total != total {
+					t.Fatalf("step %d: after a failed Add, against before it: OPIC total %v, was %v\n%s", step, f.opic.total, total, d)
+				}
+				break
 			}
 			if _, err := f.Add(ctx, links); err != nil {
 				t.Fatal(err)
@@ -141,6 +169,24 @@ func checkKept(t *testing.T, f *Frontier) {
 		got.cash, want.cash = 0, 0
 		if !bytes.Equal(got.encode(), want.encode()) {
 			t.Fatalf("%q: kept %+v, stored %+v", k, e.rec, stored)
+		}
+		if e.task == nil {
+			continue
+		}
+		// The queue entry's value kept with it is the stored one.
+		task, err := decodeTask(e.task)
+		if err != nil {
+			t.Fatalf("%q: kept queue entry: %v", k, err)
+		}
+		if e.rec.state != urlQueued {
+			t.Fatalf("%q: a queue entry kept for a record in state %v", k, e.rec.state)
+		}
+		v, found, err = f.db.Get(queueKey(task.Host, e.rec.prio, e.rec.seq))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !found || !bytes.Equal(v, e.task) {
+			t.Fatalf("%q: kept queue entry %+v (band %d, seq %d), stored %v %q", k, task, e.rec.prio, e.rec.seq, found, v)
 		}
 	}
 }

@@ -45,19 +45,66 @@ type unsavedCash struct {
 	sum   float64             // the sum of the deltas
 	since time.Time           // when the oldest delta was made
 	dirty int                 // entries with a delta (the rest are kept records)
+	max   int                 // the bound, maxUnsavedURLs unless set (tests)
+
+	// While add runs (begin to end or rollback), the journal holds each
+	// entry add changed, added or removed, as it was before its first
+	// change, and saved the totals above: a failed add (its batch
+	// discarded) puts them back, so the entries stay what the store
+	// holds plus the unsaved cash. Entries removed without a change
+	// in the add were clean, a cache only: they stay removed.
+	epoch   uint64 // the add running, or the last one
+	on      bool   // an add is running
+	journal []undo
+	// savedDeltas journals a save within the add: each entry it wrote
+	// or removed, dirty before with its delta (a save changes nothing
+	// else, and copying whole entries for it held megabytes).
+	savedDeltas []savedDelta
+	// free holds removed entries for create to reuse (at most
+	// maxFreeEntries), so that keeping a new URL's record costs the
+	// key's allocation only; entries removed while an add runs join it
+	// when the add ends (freed), as its journal may put them back.
+	free, freed []*unsaved
+	saved       struct {
+		sum   float64
+		since time.Time
+		dirty int
+	}
+}
+
+// savedDelta is a dirty entry before a save wrote or removed it.
+type savedDelta struct {
+	e     *unsaved
+	delta float64
+}
+
+// undo is an entry as it was before add first changed it: prev, in the
+// map under e.key when existed, else not in it.
+type undo struct {
+	e       *unsaved
+	prev    unsaved
+	existed bool
 }
 
 // An entry is dirty (a delta not yet written) or clean: a record kept
 // after saveCash wrote its delta, so that the navigation URLs a site
 // links from every page are answered from memory after a save too, not
 // with a store read each. A clean entry is only a cache: it goes when
-// its record is written (putURL, storeURL), and all of them go when a
-// save leaves more than maxUnsavedURLs entries.
+// its record is written (putURL, storeURL), and all of them when a
+// save leaves more than maxCleanURLs entries.
 type unsaved struct {
+	key   string // its key in the map
+	epoch uint64 // the last add that journaled it (unsavedCash.touch)
 	delta float64
 	// rec is the URL's record with the delta, when hasRec: the store's
 	// record plus delta in cash.
-	rec    urlRecord
+	rec urlRecord
+	// task is the stored value of the URL's queue entry (encodeTask),
+	// at queueKey(host, rec.prio, rec.seq), when known (nil: not kept).
+	// With it a band rise moves the entry without reading it back.
+	// Every write of a queue entry writes the URL's record too, through
+	// putURL or storeURL, so it cannot go stale unseen.
+	task   []byte
 	hasRec bool
 	dirty  bool
 }
@@ -65,7 +112,132 @@ type unsaved struct {
 const (
 	maxUnsavedURLs = 1 << 14
 	maxUnsavedAge  = 5 * time.Second
+	// maxCleanURLs bounds the clean entries (kept records, a cache).
+	// Keeping every new URL's record too (reads saved in a 30-link
+	// crawl: 17k record reads, 23k queue entry reads) grew its peak
+	// RSS by ~25 MB at this bound, and at a quarter of it read more than
+	// without (the next link to a URL comes after more than 4,096 new
+	// URLs): new URLs' records are not kept (add.go).
+	maxCleanURLs = maxUnsavedURLs
+	// maxFreeEntries bounds the entries kept for reuse (256 KB).
+	maxFreeEntries = 1 << 10
 )
+
+// limit is the bound on entries: a save is due at as many dirty ones,
+// and keep keeps no more than as many.
+func (u *unsavedCash) limit() int {
+	if u.max > 0 {
+		return u.max
+	}
+	return maxUnsavedURLs
+}
+
+// cleanLimit is the bound on clean entries, and on the free list.
+func (u *unsavedCash) cleanLimit() int {
+	return u.limit() * maxCleanURLs / maxUnsavedURLs
+}
+
+// begin starts the journal of an add.
+func (u *unsavedCash) begin() {
+	u.epoch++
+	u.on = true
+	u.journal = u.journal[:0]
+	u.saved.sum, u.saved.since, u.saved.dirty = u.sum, u.since, u.dirty
+}
+
+// end forgets the journal of an add whose batch was committed.
+func (u *unsavedCash) end() {
+	u.journal = shrink(u.journal) // (its records point at tasks and captures)
+	u.savedDeltas = shrink(u.savedDeltas)
+	u.on = false
+	for _, e := range u.freed {
+		u.release(e)
+	}
+	u.freed = shrink(u.freed)
+}
+
+// shrink empties s, and lets a large one go (an add that saved journals
+// every entry): kept, its capacity was ~5 MB a crawl's peak RSS held.
+func shrink[T any](s []T) []T {
+	if cap(s) > maxFreeEntries {
+		return nil
+	}
+	clear(s)
+	return s[:0]
+}
+
+// remove deletes the entry e from the map, for reuse.
+func (u *unsavedCash) remove(e *unsaved) {
+	delete(u.delta, e.key)
+	if u.on {
+		u.freed = append(u.freed, e)
+		return
+	}
+	u.release(e)
+}
+
+// release puts e, no longer in the map, in the free list, if it has room.
+func (u *unsavedCash) release(e *unsaved) {
+	if len(u.free) < maxFreeEntries {
+		*e = unsaved{}
+		u.free = append(u.free, e)
+	}
+}
+
+// rollback puts every entry the add changed back as it was, and the
+// totals: the add's batch was discarded.
+func (u *unsavedCash) rollback() {
+	for i := len(u.savedDeltas) - 1; i >= 0; i-- { // (the save came last)
+		s := u.savedDeltas[i]
+		s.e.delta, s.e.dirty = s.delta, true
+		u.delta[s.e.key] = s.e
+	}
+	for i := len(u.journal) - 1; i >= 0; i-- {
+		j := &u.journal[i]
+		if !j.existed {
+			delete(u.delta, j.e.key)
+			continue
+		}
+		*j.e = j.prev
+		u.delta[j.e.key] = j.e
+	}
+	u.sum, u.since, u.dirty = u.saved.sum, u.saved.since, u.saved.dirty
+	clear(u.freed) // (some are back in the map)
+	u.freed = u.freed[:0]
+	u.end()
+}
+
+// touch journals e, an entry in the map, before a change, unless this
+// add journaled it already.
+func (u *unsavedCash) touch(e *unsaved) {
+	if !u.on || e.epoch == u.epoch {
+		return
+	}
+	e.epoch = u.epoch
+	u.journal = append(u.journal, undo{e: e, prev: *e, existed: true})
+}
+
+// create adds a new entry under uk.
+func (u *unsavedCash) create(uk []byte) *unsaved {
+	if u.delta == nil {
+		u.delta = make(map[string]*unsaved)
+	}
+	k := string(uk)
+	var e *unsaved
+	if n := len(u.free); n > 0 {
+		e = u.free[n-1]
+		u.free[n-1] = nil
+		u.free = u.free[:n-1]
+		*e = unsaved{key: k, epoch: u.epoch}
+	} else {
+		e = &unsaved{key: k, epoch: u.epoch}
+	}
+	u.delta[k] = e
+	if u.on {
+		u.journal = append(u.journal, undo{e: e})
+	}
+	return e
+}
 
 // get is the unsaved cash of the URL with record key uk.
 func (u *unsavedCash) get(uk []byte) float64 {
@@ -80,36 +252,50 @@ func (u *unsavedCash) get(uk []byte) float64 {
 
 // record is the URL's record with its unsaved cash, when kept.
 func (u *unsavedCash) record(uk []byte) (urlRecord, bool) {
+	rec, _, ok := u.kept(uk)
+	return rec, ok
+}
+
+// kept is the URL's record with its unsaved cash and the value of its
+// queue entry (nil when not kept), when the record is kept.
+func (u *unsavedCash) kept(uk []byte) (urlRecord, []byte, bool) {
 	if len(u.delta) == 0 {
-		return urlRecord{}, false
+		return urlRecord{}, nil, false
 	}
 	if e := u.delta[string(uk)]; e != nil && e.hasRec {
-		return e.rec, true
+		return e.rec, e.task, true
 	}
-	return urlRecord{}, false
+	return urlRecord{}, nil, false
 }
 
 // add keeps cash for the URL with record key uk unsaved; rec is its
 // record with the cash (and any earlier unsaved cash).
 func (u *unsavedCash) add(uk []byte, cash float64, rec urlRecord, now time.Time) {
-	if u.delta == nil {
-		u.delta = make(map[string]*unsaved)
-	}
 	if u.dirty == 0 {
 		u.since = now
 	}
 	e := u.delta[string(uk)]
 	if e == nil {
-		e = &unsaved{}
-		u.delta[string(uk)] = e
+		e = u.create(uk)
+	} else {
+		u.touch(e)
 	}
 	if !e.dirty {
 		e.dirty = true
 		u.dirty++
 	}
 	e.delta += cash
+	if !e.hasRec || !sameEntry(e.rec, rec) {
+		e.task = nil
+	}
 	e.rec, e.hasRec = rec, true
 	u.sum += cash
+}
+
+// sameEntry reports whether two records of one URL point at the same
+// queue entry.
+func sameEntry(a, b urlRecord) bool {
+	return a.state == urlQueued && b.state == urlQueued && a.prio == b.prio && a.seq == b.seq
 }
 
 // forget drops the delta of uk: a record that includes it was written.
@@ -118,17 +304,18 @@ func (u *unsavedCash) forget(uk []byte) {
 		return
 	}
 	if e := u.delta[string(uk)]; e != nil {
-		u.drop(string(uk), e)
+		u.drop(e)
 	}
 }
 
-// drop removes the entry e of key k.
-func (u *unsavedCash) drop(k string, e *unsaved) {
+// drop removes the entry e.
+func (u *unsavedCash) drop(e *unsaved) {
+	u.touch(e)
 	u.sum -= e.delta
 	if e.dirty {
 		u.dirty--
 	}
-	delete(u.delta, k)
+	u.remove(e)
 }
 
 // stale forgets the kept record of uk, keeping its delta.
@@ -138,10 +325,11 @@ func (u *unsavedCash) stale(uk []byte) {
 	}
 	if e := u.delta[string(uk)]; e != nil {
 		if !e.dirty {
-			u.drop(string(uk), e) // nothing left to keep
+			u.drop(e) // nothing left to keep
 			return
 		}
-		e.rec, e.hasRec = urlRecord{}, false
+		u.touch(e)
+		e.rec, e.task, e.hasRec = urlRecord{}, nil, false
 	}
 }
 
@@ -150,70 +338,67 @@ func (u *unsavedCash) pending() int { return u.dirty }
 
 // due reports whether the deltas must be written.
 func (u *unsavedCash) due(now time.Time) bool {
-	return u.dirty >= maxUnsavedURLs || (u.dirty > 0 && now.Sub(u.since) >= maxUnsavedAge)
+	return u.dirty >= u.limit() || (u.dirty > 0 && now.Sub(u.since) >= maxUnsavedAge)
 }
 
 // keep forgets the delta of uk (a record that includes it is being
-// written) and keeps rec, the record written, as its clean entry. When
-// the entries reach maxUnsavedURLs the clean ones go first; when all of
-// them are dirty, rec is not kept.
-func (u *unsavedCash) keep(uk []byte, rec urlRecord) {
+// written) and keeps rec, the record written, as its clean entry, with
+// task, the value of its queue entry (nil: the entry is unchanged, and
+// a task kept for it stays). When the entries reach maxUnsavedURLs the
+// clean ones go; when all of them are dirty, rec is not kept.
+func (u *unsavedCash) keep(uk []byte, rec urlRecord, task []byte) {
 	e := u.delta[string(uk)]
 	if e == nil {
-		if len(u.delta) >= maxUnsavedURLs {
-			u.evictClean()
-			if len(u.delta) >= maxUnsavedURLs {
+		if len(u.delta)-u.dirty >= u.cleanLimit() || len(u.delta) >= u.limit() {
+			u.evictClean(0)
+			if len(u.delta) >= u.limit() {
 				return
 			}
 		}
-		if u.delta == nil {
-			u.delta = make(map[string]*unsaved)
-		}
-		e = &unsaved{}
-		u.delta[string(uk)] = e
+		e = u.create(uk)
 	} else {
+		u.touch(e)
 		u.sum -= e.delta
 		if e.dirty {
 			u.dirty--
 		}
+		if task == nil && e.hasRec && sameEntry(e.rec, rec) {
+			task = e.task
+		}
 	}
-	*e = unsaved{rec: rec, hasRec: true}
+	if rec.state != urlQueued {
+		task = nil
+	}
+	*e = unsaved{key: e.key, epoch: e.epoch, rec: rec, task: task, hasRec: true}
 }
 
-// evictClean forgets every clean entry (kept records only: nothing
-// unsaved).
-func (u *unsavedCash) evictClean() {
-	for k, e := range u.delta {
+// evictClean forgets clean entries (kept records only: nothing unsaved)
+// until at most n are left.
+func (u *unsavedCash) evictClean(n int) {
+	clean := len(u.delta) - u.dirty
+	for _, e := range u.delta {
+		if clean <= n {
+			return
+		}
 		if !e.dirty {
-			delete(u.delta, k)
+			u.remove(e)
+			clean--
 		}
 	}
 }
 
-// dropClean forgets every clean entry, and the kept record of every
-// dirty one (its delta stays: it applies to whatever the store holds).
-// add calls it when it fails: the records it kept went with its
-// discarded batch.
-func (u *unsavedCash) dropClean() {
-	for k, e := range u.delta {
-		if !e.dirty {
-			delete(u.delta, k)
-			continue
-		}
-		e.rec, e.hasRec = urlRecord{}, false
-	}
-}
-
-// putURL writes rec, which includes any unsaved cash of its URL, under uk.
-// Within add (f.keepPut) the record is kept as the URL's clean entry, so
-// that the next link to the URL costs no store read: a URL a site links
-// from every page is queued, then takes cash from each page, moving up a
-// band now and then, and every such write used to make the next link
-// read the record back from the store. f.mu must be held.
-func (f *Frontier) putURL(b *kv.Batch, uk []byte, rec urlRecord) {
+// putURL writes rec, which includes any unsaved cash of its URL, under uk;
+// task is the value of its queue entry when the caller writes that too
+// (nil otherwise). Within add (f.keepPut) the record is kept as the
+// URL's clean entry, with task, so that the next link to the URL costs
+// no store read and a band rise no read of the queue entry: a URL a
+// site links from every page is queued, then takes cash from each page,
+// moving up a band now and then, and every such write used to make the
+// next link read the record back from the store. f.mu must be held.
+func (f *Frontier) putURL(b *kv.Batch, uk []byte, rec urlRecord, task []byte) {
 	b.Set(uk, rec.encode())
 	if f.keepPut {
-		f.unsaved.keep(uk, rec)
+		f.unsaved.keep(uk, rec, task)
 		return
 	}
 	f.unsaved.forget(uk)
@@ -251,6 +436,9 @@ func (f *Frontier) saveCash(b *kv.Batch) error {
 			continue
 		}
 		d := e.delta
+		if u.on {
+			u.savedDeltas = append(u.savedDeltas, savedDelta{e, d})
+		}
 		if e.hasRec {
 			b.Set([]byte(k), e.rec.encode())
 			e.delta, e.dirty = 0, false
@@ -272,11 +460,11 @@ func (f *Frontier) saveCash(b *kv.Batch) error {
 			rec.cash += d
 			b.Set([]byte(k), rec.encode())
 		}
-		delete(u.delta, k)
-	}
-	if len(u.delta) > maxUnsavedURLs {
-		clear(u.delta) // all clean now: a cache, bounded
+		u.remove(e)
 	}
 	u.dirty, u.sum = 0, 0
+	if len(u.delta) > u.cleanLimit() {
+		u.evictClean(0) // all clean now: a cache, bounded
+	}
 	return nil
 }

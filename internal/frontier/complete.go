@@ -175,6 +175,6 @@ func (f *Frontier) finish(b *kv.Batch, ls *lease, t crawl.Task, uk []byte, out c
 		f.enqueue(b, h, uk, t, rec, f.band(rec))
 		return nil
 	}
-	f.putURL(b, uk, rec)
+	f.putURL(b, uk, rec, nil)
 	return nil
 }

@@ -78,6 +78,10 @@ type Frontier struct {
 	// ipVisits are the visits out counted in their hosts' IP groups,
 	// each as a lease of its own (visit.go).
 	ipVisits map[*lease]struct{}
+
+	// failCommit, when set, fails every commit with it, discarding the
+	// batch (tests: a store that cannot write).
+	failCommit error
 }
 
 // host is the in-memory state of an active host.

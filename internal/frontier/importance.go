@@ -74,13 +74,13 @@ func (f *Frontier) take(rec *urlRecord, l crawl.Link) (hinted, cashed bool) {
 }
 
 // settle writes a known URL's changed record (rec, under key uk, with
-// its unsaved cash) to b. A queued URL whose band rose moves to the back
-// of its new band; one that only took cash (cashOnly) and stays in its
-// band keeps the link's cash unsaved instead (cash.go). f.mu must be
-// held.
-func (f *Frontier) settle(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec urlRecord, l crawl.Link, cashOnly bool) error {
+// its unsaved cash; task, the value of its queue entry when kept) to b.
+// A queued URL whose band rose moves to the back of its new band; one
+// that only took cash (cashOnly) and stays in its band keeps the link's
+// cash unsaved instead (cash.go). f.mu must be held.
+func (f *Frontier) settle(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec urlRecord, task []byte, l crawl.Link, cashOnly bool) error {
 	if rec.state != urlQueued || rec.prio == revisitBand || f.leased[l.Key] != nil {
-		f.putURL(b, uk, rec)
+		f.putURL(b, uk, rec, nil)
 		return nil
 	}
 	prio := f.band(rec)
@@ -91,10 +91,10 @@ func (f *Frontier) settle(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec 
 			f.unsaved.add(uk, l.Cash, rec, f.now())
 			return nil
 		}
-		f.putURL(b, uk, rec)
+		f.putURL(b, uk, rec, nil)
 		return nil
 	}
-	return f.move(b, dirty, uk, &rec, l.Host, nil, prio)
+	return f.move(b, dirty, uk, &rec, task, l, nil, prio)
 }
 
 // hint takes up a sitemap's statements about a known URL: its priority,
@@ -114,41 +114,53 @@ func (f *Frontier) hint(rec *urlRecord, h crawl.Hints) bool {
 	return changed
 }
 
-// move puts a queued URL's entry at the back of band prio, changing its
-// task with edit (nil: unchanged), and writes rec. f.mu must be held.
-func (f *Frontier) move(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec *urlRecord, hostName string, edit func(*crawl.Task), prio uint8) error {
-	h, err := f.activeHost(hostName)
+// move puts the entry of a queued URL, linked by l, at the back of band
+// prio, changing its task with edit (nil: unchanged), and writes rec. task is the entry's
+// stored value when kept (cash.go), nil to read it. f.mu must be held.
+func (f *Frontier) move(b *kv.Batch, dirty map[*host]struct{}, uk []byte, rec *urlRecord, task []byte, l crawl.Link, edit func(*crawl.Task), prio uint8) error {
+	h, err := f.activeHost(l.Host)
 	if err != nil {
 		return err
 	}
-	oldKey, t, ok, err := f.queuedTask(hostName, *rec)
-	if err != nil || !ok {
-		if err == nil {
-			f.putURL(b, uk, *rec) // its entry was completed in this batch's past
+	var oldKey []byte
+	if task == nil || edit != nil {
+		var t crawl.Task
+		var ok bool
+		oldKey, t, ok, err = f.queuedTask(l.Host, *rec, task)
+		if err != nil || !ok {
+			if err == nil {
+				f.putURL(b, uk, *rec, nil) // its entry was completed in this batch's past
+			}
+			return err
 		}
-		return err
-	}
-	if edit != nil {
-		edit(&t)
+		if edit != nil {
+			edit(&t)
+		}
+		task = encodeTask(t)
+	} else {
+		oldKey = queueKey(l.Host, rec.prio, rec.seq) // the value moves as it is
 	}
 	b.Delete(oldKey)
 	f.dequeued(h, oldKey)
 	if h.head != nil && bytes.Equal(h.head.key, oldKey) {
 		h.head = nil
 	}
-	f.enqueue(b, h, uk, t, *rec, prio)
+	f.enqueueValue(b, h, uk, keyHash(l.Key), task, *rec, prio)
 	dirty[h] = struct{}{}
 	return nil
 }
 
-// queuedTask reads the queue entry of a queued URL (rec, its record):
-// its key and task; ok is false when the store has none (an entry
+// queuedTask is the queue entry of a queued URL (rec, its record): its
+// key and task, decoded from kept, its value when kept (cash.go), or
+// read from the store; ok is false when the store has none (an entry
 // completed in the current batch's past). f.mu must be held.
-func (f *Frontier) queuedTask(hostName string, rec urlRecord) (key []byte, t crawl.Task, ok bool, err error) {
+func (f *Frontier) queuedTask(hostName string, rec urlRecord, kept []byte) (key []byte, t crawl.Task, ok bool, err error) {
 	key = queueKey(hostName, rec.prio, rec.seq)
-	v, ok, err := f.db.Get(key)
-	if err != nil || !ok {
-		return key, t, false, err
+	v := kept
+	if v == nil {
+		if v, ok, err = f.db.Get(key); err != nil || !ok {
+			return key, t, false, err
+		}
 	}
 	t, err = decodeTask(v)
 	return key, t, err == nil, err

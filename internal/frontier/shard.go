@@ -211,7 +211,7 @@ func (f *Frontier) applyOutcome(t crawl.Task, out crawl.Outcome, m crawl.Positio
 	var task crawl.Task
 	ok := rec.state == urlQueued
 	if ok {
-		if key, task, ok, err = f.queuedTask(t.Host, rec); err != nil {
+		if key, task, ok, err = f.queuedTask(t.Host, rec, nil); err != nil {
 			return err
 		}
 	}
