@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -175,21 +176,55 @@ func TestCrawlDirectHTTPS(t *testing.T) { testCrawlDirect(t, true) }
 func TestCrawlDirectHTTP(t *testing.T) { testCrawlDirect(t, false) }
 
 // directJudge judges a crawl of a direct web by s: per host, and per
-// address its concurrency and, with the default --ip-concurrency above 1,
-// its --ip-delay at no tolerance, where the web timed every request by the
-// kernel's receive time (Linux; by handler entry, which lags under load,
-// no crawler could be judged so: docs/decisions.md, 2026-11-27,
-// "fakeweb judges by the kernel's receive time").
-func directJudge(reqs []fakeweb.Request, s crawlSettings) fakeweb.Judge {
-	j := fakeweb.Judge{Delay: s.Delay, IPConcurrency: s.IPConcurrency}
-	kernel := len(reqs) > 0
-	for _, q := range reqs {
-		kernel = kernel && !q.Arrived.IsZero()
+// address its concurrency; the IP delay is checkIPDelay's.
+func directJudge(s crawlSettings) fakeweb.Judge {
+	return fakeweb.Judge{Delay: s.Delay, IPConcurrency: s.IPConcurrency}
+}
+
+// checkIPDelay holds every two consecutive requests to an address at
+// least delay (--ip-delay) apart with no tolerance, timed by the kernel's
+// receive times (Linux; by handler entry, which lags under load, no
+// crawler could be judged so with more than one request in flight:
+// docs/decisions.md, 2026-11-27, "fakeweb judges by the kernel's receive
+// time"). One exception, logged: a pair whose earlier request is the
+// first of an HTTP/2 connection (each host's robots.txt here). On a
+// loaded machine the kernel delivers such a request up to ~8 ms after
+// the client's write returned (seen only for a new h2 connection's first
+// request: 1 of 720 with one busy loop beside the test, 40 of 720 with
+// four, TestDirectArrivalTrace), so the next request, spaced from the
+// client's write, reaches the server less than delay after it; the
+// crawler cannot see that delivery. Without kernel times it logs that it
+// does not judge.
+func checkIPDelay(t *testing.T, reqs []fakeweb.Request, delay time.Duration) {
+	t.Helper()
+	byAddr := map[string][]*fakeweb.Request{}
+	for i := range reqs {
+		q := &reqs[i]
+		if q.Arrived.IsZero() {
+			t.Logf("%s has no kernel receive time: the IP delay is not judged", q.RawURL)
+			return
+		}
+		byAddr[q.Local] = append(byAddr[q.Local], q)
 	}
-	if kernel {
-		j.IPDelay = s.ipDelay()
+	exempt, pairs := 0, 0
+	for addr, qs := range byAddr {
+		slices.SortFunc(qs, func(a, b *fakeweb.Request) int { return a.At().Compare(b.At()) })
+		for i := 1; i < len(qs); i++ {
+			p, q := qs[i-1], qs[i]
+			pairs++
+			gap := q.At().Sub(p.At())
+			if gap >= delay {
+				continue
+			}
+			if p.Proto == "HTTP/2.0" && p.Path == "/robots.txt" {
+				exempt++
+				t.Logf("%s: %s%s arrived %v after %s%s, the first request of its h2 connection (not judged)", addr, q.Host, q.Path, gap, p.Host, p.Path)
+				continue
+			}
+			t.Errorf("%s: %s%s arrived %v after %s%s; --ip-delay %v", addr, q.Host, q.Path, gap, p.Host, p.Path, delay)
+		}
 	}
-	return j
+	t.Logf("IP delay %v judged on %d consecutive pairs (%d after an h2 connection's first request short, not judged)", delay, pairs, exempt)
 }
 
 func testCrawlDirect(t *testing.T, https bool) {
@@ -210,8 +245,9 @@ func testCrawlDirect(t *testing.T, https bool) {
 	}, directLoopback...)
 	s := web.settings(t)
 	res := crawlInProcess(t, s, web.Seeds())
-	r := web.Report(directJudge(web.Requests(), s))
+	r := web.Report(directJudge(s))
 	checkReport(t, r)
+	checkIPDelay(t, web.Requests(), s.ipDelay())
 	if r.Reachable < 60*2 {
 		t.Errorf("only %d pages reachable: the test web is too small to mean much", r.Reachable)
 	}
@@ -238,8 +274,9 @@ func TestCrawlDirectHTTP2(t *testing.T) {
 	s := web.settings(t)
 	s.HTTP2 = "auto"
 	res := crawlInProcess(t, s, web.Seeds())
-	r := web.Report(directJudge(web.Requests(), s))
+	r := web.Report(directJudge(s))
 	checkReport(t, r)
+	checkIPDelay(t, web.Requests(), s.ipDelay())
 	if r.Reachable < 60*2 {
 		t.Errorf("only %d pages reachable: the test web is too small to mean much", r.Reachable)
 	}
